@@ -1,0 +1,105 @@
+"""check_source: text in, findings out. The one analysis entry point.
+
+Every front end (CLI, language server, JupyterLab extension) calls this and
+nothing else to analyse Python code.
+"""
+
+from __future__ import annotations
+
+import traceback
+
+from . import facts as facts_mod
+from .model import Position, Range, Violation
+from .parse import TooComplex, parse_source
+from .rules import all_rules
+from .rules.base import Context, Rule
+from .settings import Settings, Targets
+from .suppression import filter_suppressed, ignores_whole_file
+from .text import SourceText
+
+SYNTAX_ERROR = "TL001"
+UNREADABLE = "TL002"
+TOO_COMPLEX = "TL003"
+INTERNAL_ERROR = "TL004"
+TENSORFLOW_MENTIONS = ("tensorflow", "keras", "tf.")
+
+
+def enabled_rules(settings: Settings, path: str | None, targets: Targets) -> list[Rule]:
+    rules = []
+    for rule_cls in all_rules():
+        if rule_cls.code.startswith("TL"):
+            continue
+        if settings.enabled(rule_cls.code, path) and rule_cls().applies_to(targets):
+            rules.append(rule_cls())
+    return rules
+
+
+def meta_violation(code: str, message: str, rng: Range | None = None,
+                   settings: Settings | None = None, path: str | None = None) -> Violation | None:
+    from .rules import rule_by_code
+
+    settings = settings or Settings()
+    if not settings.enabled(code, path):
+        return None
+    rule = rule_by_code(code)
+    assert rule is not None, code
+    return Violation(code=code, name=rule.name, message=message,
+                     range=rng or Range(Position(0, 0), Position(0, 0)),
+                     severity=settings.severity_for(code, rule.severity), url=rule.url())
+
+
+def check_source(text: str, path: str | None = None, settings: Settings | None = None,
+                 targets: Targets | None = None) -> list[Violation]:
+    """All findings for one Python source text, sorted by position."""
+    settings = settings or Settings()
+    targets = targets or settings.targets()
+    if ignores_whole_file(text):
+        return []
+    rules = enabled_rules(settings, path, targets)
+    # Files that never mention anything a rule looks for are not even parsed;
+    # a file that mentions TensorFlow at all is, so its syntax errors are reported.
+    triggers = [t for rule in rules for t in rule.triggers]
+    if settings.enabled(SYNTAX_ERROR, path):
+        triggers.extend(TENSORFLOW_MENTIONS)
+    if not any(trigger in text for trigger in triggers):
+        return []
+    source = SourceText(text)
+    found: list[Violation] = []
+    try:
+        parsed = parse_source(source, path or "<unknown>")
+        for problem in parsed.problems:
+            found.append(meta_violation(SYNTAX_ERROR, f"SyntaxError: {problem.message}", problem.range,
+                                        settings, path))
+        facts = facts_mod.build(parsed.tree, source)
+    except (TooComplex, RecursionError, MemoryError) as error:
+        found.append(meta_violation(
+            TOO_COMPLEX, f"Too deeply nested to analyse ({error or type(error).__name__}); "
+            "no other findings are reported for this file.", None, settings, path))
+        return _finish(found, source)
+    for rule in rules:
+        ctx = Context(facts=facts, targets=targets, rule=rule,
+                      severity=settings.severity_for(rule.code, rule.severity))
+        try:
+            rule.check(ctx)
+        except RecursionError:
+            found.append(meta_violation(
+                TOO_COMPLEX, f"{rule.code} skipped: the code nests too deeply for it.", None, settings, path))
+            continue
+        except Exception as error:  # one broken rule must not stop the others
+            where = traceback.extract_tb(error.__traceback__)[-1]
+            found.append(meta_violation(
+                INTERNAL_ERROR,
+                f"Internal error in rule {rule.code} ({type(error).__name__}: {error} at "
+                f"{where.filename.rsplit('/', 1)[-1]}:{where.lineno}); other rules still ran. "
+                "Please report this with the file.", None, settings, path))
+            continue
+        found.extend(ctx.violations)
+    return _finish(found, source)
+
+
+def _finish(found: list[Violation | None], source: SourceText) -> list[Violation]:
+    kept = [v for v in found if v is not None]
+    kept = filter_suppressed(kept, source)
+    unique = {(v.code, v.range, v.message): v for v in kept}
+    return sorted(unique.values(), key=Violation.sort_key)
+

@@ -1,0 +1,391 @@
+"""One walk over the tree that fills `Facts` for every rule.
+
+The walk keeps a small context (scope, open tape blocks, enclosing `if`s and
+loops) and records calls, tapes, tf.functions, bindings and mode markers as it
+goes. Names are resolved through the import table; imports at module level are
+read first so that uses above a late import still resolve.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..text import SourceText
+from .model import Binding, CallSite, Facts, ModeMarker, Scope, Tape, TfFunction
+from .names import ImportTable, dotted
+
+GRADIENT_TAPE = "tensorflow.GradientTape"
+TF_FUNCTION = "tensorflow.function"
+
+_MODE_CALLS = {
+    "tensorflow.disable_eager_execution": "disable_eager_execution",
+    "tensorflow.disable_v2_behavior": "disable_v2_behavior",
+    "tensorflow.disable_control_flow_v2": "disable_control_flow_v2",
+    "tensorflow.enable_eager_execution": "enable_eager_execution",
+    "tensorflow.enable_v2_behavior": "enable_v2_behavior",
+    "tensorflow.enable_control_flow_v2": "enable_control_flow_v2",
+    "tensorflow.Session": "session",
+    "tensorflow.InteractiveSession": "session",
+    "tensorflow.placeholder": "placeholder",
+}
+
+_BASE_KINDS = {
+    "keras.Model": "model", "keras.models.Model": "model", "keras.Sequential": "model",
+    "keras.models.Sequential": "model", "keras.layers.Layer": "layer", "keras.Layer": "layer",
+    "tensorflow.Module": "module",
+}
+
+
+def binding_kind(qualname: str | None) -> str | None:
+    """What kind of TensorFlow object a call to `qualname` makes."""
+    if qualname is None:
+        return None
+    if qualname in ("tensorflow.Variable", "tensorflow.compat.v1.Variable"):
+        return "variable"
+    if qualname == GRADIENT_TAPE:
+        return "tape"
+    if qualname == TF_FUNCTION:
+        return "tf_function"
+    if qualname in ("keras.Sequential", "keras.Model", "keras.models.Sequential",
+                    "keras.models.Model") or qualname.startswith("keras.applications."):
+        return "model"
+    if qualname.startswith("keras.layers."):
+        return "layer"
+    if qualname.startswith("keras.optimizers."):
+        return None if qualname.startswith("keras.optimizers.schedules.") else "optimizer"
+    if qualname.startswith("keras.metrics."):
+        return "metric"
+    return None
+
+
+class _Walker:
+    def __init__(self, facts: Facts) -> None:
+        self.facts = facts
+        self.imports = facts.imports
+        self.scope = facts.module
+        self.tapes: list[Tape] = []
+        self.guards: list[ast.If] = []
+        self.loops: list[ast.stmt] = []
+        self.pending_call_functions: list[tuple[TfFunction, Scope]] = []
+
+    # --- traversal ---------------------------------------------------------------
+
+    def visit(self, node: ast.AST) -> None:
+        method = _DISPATCH.get(type(node))
+        if method is not None:
+            method(self, node)
+        else:
+            self.generic(node)
+
+    def generic(self, node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            self.visit(child)
+
+    def visit_all(self, nodes) -> None:
+        for node in nodes:
+            self.visit(node)
+
+    # --- scopes ------------------------------------------------------------------
+
+    def _enter(self, node: ast.AST, kind: str) -> tuple:
+        scope = Scope(node=node, kind=kind, parent=self.scope)
+        self.facts.scopes.append(scope)
+        saved = (self.scope, self.tapes, self.guards, self.loops)
+        self.scope, self.tapes, self.guards, self.loops = scope, [], [], []
+        return saved
+
+    def _leave(self, saved: tuple) -> None:
+        self.scope, self.tapes, self.guards, self.loops = saved
+
+    def visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        tf_function = None
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+            found = self._tf_function_from(decorator, node)
+            if found is not None:
+                tf_function = found
+        self.visit(node.args)
+        if node.returns is not None:
+            self.visit(node.returns)
+        saved = self._enter(node, "function")
+        self.scope.tf_function = tf_function
+        self.facts.function_scopes[node] = self.scope
+        self.visit_all(node.body)
+        self._leave(saved)
+
+    def visit_lambda(self, node: ast.Lambda) -> None:
+        self.visit(node.args)
+        saved = self._enter(node, "lambda")
+        self.facts.function_scopes[node] = self.scope
+        self.visit(node.body)
+        self._leave(saved)
+
+    def visit_class(self, node: ast.ClassDef) -> None:
+        self.visit_all(node.decorator_list)
+        self.visit_all(node.bases)
+        self.visit_all(node.keywords)
+        self.facts.classes.setdefault(node.name, node)
+        for base in node.bases:
+            kind = _BASE_KINDS.get(self.imports.resolve(base) or "")
+            if kind is None and isinstance(base, ast.Name):
+                kind = self.facts.class_kinds.get(base.id)
+            if kind is not None:
+                self.facts.class_kinds[node.name] = kind
+                break
+        saved = self._enter(node, "class")
+        self.visit_all(node.body)
+        self._leave(saved)
+
+    def visit_comprehension_scope(self, node: ast.AST) -> None:
+        self.generic(node)
+
+    # --- statements --------------------------------------------------------------
+
+    def visit_import(self, node: ast.Import | ast.ImportFrom) -> None:
+        self.imports.add_import(node)
+        names = [a.name for a in node.names]
+        module = getattr(node, "module", None) or ""
+        if any(n.startswith("tensorflow.compat.v1") for n in names) or module.startswith("tensorflow.compat.v1") \
+                or (module == "tensorflow.compat" and "v1" in names):
+            self.facts.modes.append(ModeMarker("compat_v1_import", node))
+
+    def visit_with(self, node: ast.With | ast.AsyncWith) -> None:
+        opened: list[Tape] = []
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self.visit(item.optional_vars)
+            tape = self._tape_from_item(node, item)
+            if tape is not None:
+                opened.append(tape)
+        self.tapes.extend(opened)
+        self.visit_all(node.body)
+        if opened:
+            del self.tapes[-len(opened):]
+
+    def _tape_from_item(self, node: ast.With | ast.AsyncWith, item: ast.withitem) -> Tape | None:
+        expr = item.context_expr
+        name = dotted(item.optional_vars) if item.optional_vars is not None else None
+        if isinstance(expr, ast.Call) and self.imports.resolve(expr.func) == GRADIENT_TAPE:
+            tape = Tape(node=node, call=expr, name=name, scope=self.scope,
+                        parent=self.tapes[-1] if self.tapes else None, item=item,
+                        persistent=_keyword(expr, "persistent", 0),
+                        watch_accessed_variables=_keyword(expr, "watch_accessed_variables", 1),
+                        loops=tuple(self.loops))
+            self.facts.tapes.append(tape)
+            return tape
+        bound = dotted(expr)
+        if bound is not None:
+            for earlier in reversed(self.facts.tapes):
+                if earlier.scope is self.scope and earlier.name == bound and earlier.item is None:
+                    tape = Tape(node=node, call=earlier.call, name=bound, scope=self.scope,
+                                parent=self.tapes[-1] if self.tapes else None, item=item,
+                                persistent=earlier.persistent,
+                                watch_accessed_variables=earlier.watch_accessed_variables,
+                                loops=tuple(self.loops))
+                    self.facts.tapes.append(tape)
+                    return tape
+        return None
+
+    def visit_loop(self, node: ast.For | ast.AsyncFor | ast.While) -> None:
+        if isinstance(node, ast.While):
+            self.visit(node.test)
+        else:
+            self.visit(node.iter)
+            self.visit(node.target)
+        self.loops.append(node)
+        self.visit_all(node.body)
+        self.loops.pop()
+        self.visit_all(node.orelse)
+
+    def visit_if(self, node: ast.If) -> None:
+        self.visit(node.test)
+        self.guards.append(node)
+        self.visit_all(node.body)
+        self.visit_all(node.orelse)
+        self.guards.pop()
+
+    def visit_assign(self, node: ast.Assign | ast.AnnAssign) -> None:
+        value = node.value
+        if value is not None:
+            self.visit(value)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            self.visit(target)
+        if value is None:
+            return
+        if self.scope.kind == "module" and len(targets) == 1 and isinstance(targets[0], ast.Name) \
+                and isinstance(value, (ast.Attribute, ast.Name)):
+            raw = self.imports.raw(value)
+            if raw is not None and self.imports.is_tracked_module(raw):
+                self.imports.add_alias(targets[0].id, value)
+        if not isinstance(value, ast.Call):
+            return
+        qualname = self.imports.resolve(value.func)
+        kind = binding_kind(qualname)
+        if kind is None and isinstance(value.func, ast.Name):
+            kind = self.facts.class_kinds.get(value.func.id)
+        if kind is None:
+            return
+        for target in targets:
+            name = dotted(target)
+            if name is None:
+                continue
+            self.facts.bindings.append(Binding(name, kind, node, value, self.scope))
+            if kind == "tape":
+                self.facts.tapes.append(Tape(node=node, call=value, name=name, scope=self.scope,
+                                             parent=self.tapes[-1] if self.tapes else None,
+                                             persistent=_keyword(value, "persistent", 0),
+                                             watch_accessed_variables=_keyword(value, "watch_accessed_variables", 1),
+                                             loops=tuple(self.loops)))
+
+    def visit_global(self, node: ast.Global | ast.Nonlocal) -> None:
+        self.scope.globals.update(node.names)
+
+    # --- expressions ---------------------------------------------------------------
+
+    def visit_call(self, node: ast.Call) -> None:
+        func = node.func
+        qualname = self.imports.resolve(func)
+        receiver = method = None
+        if isinstance(func, ast.Attribute):
+            receiver, method = dotted(func.value), func.attr
+        site = CallSite(node=node, qualname=qualname, scope=self.scope, tapes=tuple(self.tapes),
+                        guards=tuple(self.guards), loops=tuple(self.loops),
+                        receiver=receiver, method=method)
+        self.facts.calls.append(site)
+        if qualname is not None:
+            self.facts.calls_by_name.setdefault(qualname, []).append(site)
+            mode = _MODE_CALLS.get(qualname)
+            if mode is not None:
+                self.facts.modes.append(ModeMarker(mode, node))
+            if qualname == TF_FUNCTION and node.args:
+                self._tf_function_call(node)
+        if receiver is not None:
+            self.scope.method_calls.setdefault((receiver, method), []).append(site)
+        self.generic(node)
+
+    def visit_name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.scope.loads.setdefault(node.id, []).append(node)
+
+    def visit_attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
+            self.scope.loads.setdefault(f"{node.value.id}.{node.attr}", []).append(node)
+        self.visit(node.value)
+
+    # --- tf.function -------------------------------------------------------------
+
+    def _tf_function_from(self, decorator: ast.expr, node: ast.AST) -> TfFunction | None:
+        call = decorator if isinstance(decorator, ast.Call) else None
+        qualname = self.imports.resolve(call.func if call else decorator)
+        if qualname != TF_FUNCTION:
+            return None
+        tf_function = TfFunction(node=node, origin=decorator, kind="decorator")  # type: ignore[arg-type]
+        if call is not None:
+            _read_options(tf_function, call, first_positional=0)
+        self.facts.tf_functions.append(tf_function)
+        return tf_function
+
+    def _tf_function_call(self, call: ast.Call) -> None:
+        target = call.args[0]
+        tf_function = TfFunction(node=None, origin=call, kind="call", target=target)
+        _read_options(tf_function, call, first_positional=1)
+        self.facts.tf_functions.append(tf_function)
+        self.pending_call_functions.append((tf_function, self.scope))
+
+    def resolve_call_functions(self) -> None:
+        """Attach `tf.function(f)` to the def of `f` once the whole file is known."""
+        defs_by_scope: dict[int, dict[str, ast.AST]] = {}
+        for node, scope in self.facts.function_scopes.items():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and scope.parent is not None:
+                defs_by_scope.setdefault(id(scope.parent.node), {})[node.name] = node
+        for tf_function, scope in self.pending_call_functions:
+            target = tf_function.target
+            node: ast.AST | None = None
+            if isinstance(target, ast.Lambda):
+                node = target
+            elif isinstance(target, ast.Name):
+                here: Scope | None = scope
+                while here is not None and node is None:
+                    node = defs_by_scope.get(id(here.node), {}).get(target.id)
+                    here = here.parent
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                    and target.value.id in ("self", "cls"):
+                owner = scope.enclosing_class
+                if owner is not None:
+                    node = defs_by_scope.get(id(owner), {}).get(target.attr)
+            if node is not None:
+                tf_function.node = node  # type: ignore[assignment]
+                body_scope = self.facts.function_scopes.get(node)
+                if body_scope is not None and body_scope.tf_function is None:
+                    body_scope.tf_function = tf_function
+
+
+def _keyword(call: ast.Call, name: str, position: int | None) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if position is not None and len(call.args) > position:
+        return call.args[position]
+    return None
+
+
+def _read_options(tf_function: TfFunction, call: ast.Call, first_positional: int) -> None:
+    tf_function.input_signature = _keyword(call, "input_signature", first_positional + 1)
+    tf_function.autograph = _keyword(call, "autograph", first_positional + 2)
+    tf_function.jit_compile = _keyword(call, "jit_compile", first_positional + 3)
+    tf_function.reduce_retracing = _keyword(call, "reduce_retracing", first_positional + 4) \
+        or _keyword(call, "experimental_relax_shapes", None)
+
+
+_DISPATCH = {
+    ast.FunctionDef: _Walker.visit_function,
+    ast.AsyncFunctionDef: _Walker.visit_function,
+    ast.Lambda: _Walker.visit_lambda,
+    ast.ClassDef: _Walker.visit_class,
+    ast.Import: _Walker.visit_import,
+    ast.ImportFrom: _Walker.visit_import,
+    ast.With: _Walker.visit_with,
+    ast.AsyncWith: _Walker.visit_with,
+    ast.For: _Walker.visit_loop,
+    ast.AsyncFor: _Walker.visit_loop,
+    ast.While: _Walker.visit_loop,
+    ast.If: _Walker.visit_if,
+    ast.Assign: _Walker.visit_assign,
+    ast.AnnAssign: _Walker.visit_assign,
+    ast.Global: _Walker.visit_global,
+    ast.Nonlocal: _Walker.visit_global,
+    ast.Call: _Walker.visit_call,
+    ast.Name: _Walker.visit_name,
+    ast.Attribute: _Walker.visit_attribute,
+    # Leaves with nothing to record: skip their children.
+    ast.Constant: lambda self, node: None,
+}
+
+
+def _prescan_imports(body: list[ast.stmt], imports: ImportTable) -> None:
+    """Module-level imports (also inside top-level if/try) before the walk."""
+    for stmt in body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            imports.add_import(stmt)
+        elif isinstance(stmt, (ast.If, ast.Try)):
+            _prescan_imports(stmt.body, imports)
+            _prescan_imports(stmt.orelse, imports)
+            for handler in getattr(stmt, "handlers", ()):
+                _prescan_imports(handler.body, imports)
+            _prescan_imports(getattr(stmt, "finalbody", []), imports)
+
+
+def build(tree: ast.Module, source: SourceText) -> Facts:
+    imports = ImportTable()
+    _prescan_imports(tree.body, imports)
+    # Snippets and notebook cells often use the conventional aliases without importing them.
+    imports.assume("tf", "tensorflow")
+    imports.assume("np", "numpy")
+    module = Scope(node=tree, kind="module", parent=None)
+    facts = Facts(source=source, tree=tree, imports=imports, module=module, scopes=[module])
+    walker = _Walker(facts)
+    walker.visit_all(tree.body)
+    walker.resolve_call_functions()
+    return facts

@@ -1,0 +1,174 @@
+"""The facts one pass over a file collects, for every rule to read.
+
+These are plain records pointing at `ast` nodes. They are built by `facts.build`
+and never change afterwards except through the fix-ups that `build` itself does
+once the walk has seen the whole file.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from ..text import SourceText
+from .names import ImportTable
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+
+
+@dataclass(eq=False)
+class TfFunction:
+    """A function that TensorFlow traces into a graph."""
+
+    # The def or lambda that is traced, when it is known in this file.
+    node: FunctionNode | None
+    # The decorator expression or the `tf.function(...)` call that makes it one.
+    origin: ast.expr
+    kind: str  # "decorator" or "call"
+    input_signature: ast.expr | None = None
+    reduce_retracing: ast.expr | None = None
+    autograph: ast.expr | None = None
+    jit_compile: ast.expr | None = None
+    # The expression passed to `tf.function(...)` (call form only).
+    target: ast.expr | None = None
+
+    def flag(self, name: str) -> bool | None:
+        """The literal value of a boolean option, None when absent or not literal."""
+        expr = getattr(self, name)
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, bool):
+            return expr.value
+        return None
+
+
+@dataclass(eq=False)
+class Scope:
+    node: ast.AST
+    kind: str  # "module", "class", "function", "lambda"
+    parent: Scope | None
+    tf_function: TfFunction | None = None
+    # Name loads (`x`) and attribute loads on a name (`self.x`) in this scope, in order.
+    loads: dict[str, list[ast.expr]] = field(default_factory=dict)
+    # Calls like `tape.gradient(...)`: (receiver, method) -> calls, in order.
+    method_calls: dict[tuple[str, str], list["CallSite"]] = field(default_factory=dict)
+    globals: set[str] = field(default_factory=set)
+
+    @property
+    def function(self) -> "Scope | None":
+        """The innermost function or lambda scope at or above this one."""
+        scope: Scope | None = self
+        while scope is not None and scope.kind not in ("function", "lambda"):
+            scope = scope.parent
+        return scope
+
+    @property
+    def traced_by(self) -> TfFunction | None:
+        """The tf.function whose trace runs this scope's code, if any."""
+        scope: Scope | None = self
+        while scope is not None and scope.kind in ("function", "lambda"):
+            if scope.tf_function is not None:
+                return scope.tf_function
+            scope = scope.parent
+        return None
+
+    @property
+    def enclosing_class(self) -> ast.ClassDef | None:
+        scope = self.function
+        if scope is not None and scope.parent is not None and scope.parent.kind == "class":
+            return scope.parent.node  # type: ignore[return-value]
+        return None
+
+
+@dataclass(eq=False)
+class Tape:
+    """A `tf.GradientTape` context (or a tape object bound to a name)."""
+
+    node: ast.With | ast.AsyncWith | ast.Assign | ast.AnnAssign
+    call: ast.Call | None
+    name: str | None
+    scope: Scope
+    parent: Tape | None  # the tape whose block lexically encloses this one, same scope
+    item: ast.withitem | None = None
+    persistent: ast.expr | None = None
+    watch_accessed_variables: ast.expr | None = None
+    loops: tuple[ast.stmt, ...] = ()
+
+    @property
+    def body(self) -> list[ast.stmt]:
+        return self.node.body if isinstance(self.node, (ast.With, ast.AsyncWith)) else []
+
+    def option(self, name: str) -> bool | None:
+        expr = getattr(self, name)
+        if expr is None:
+            return False if name == "persistent" else True
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, bool):
+            return expr.value
+        return None
+
+    def uses(self, *methods: str) -> list["CallSite"]:
+        """Calls `name.method(...)` in this tape's scope, in source order."""
+        if self.name is None:
+            return []
+        found: list[CallSite] = []
+        for method in methods:
+            found.extend(self.scope.method_calls.get((self.name, method), ()))
+        found.sort(key=lambda c: (c.node.lineno, c.node.col_offset))
+        return found
+
+
+@dataclass(eq=False)
+class CallSite:
+    node: ast.Call
+    qualname: str | None  # canonical, when the callee is a tracked library object
+    scope: Scope
+    tapes: tuple[Tape, ...]  # tape blocks around the call in its scope, innermost last
+    guards: tuple[ast.If, ...]  # `if` statements around the call, up to its function
+    loops: tuple[ast.stmt, ...]  # for / while loops around the call, up to its function
+    receiver: str | None = None  # `tape` in `tape.gradient(...)`
+    method: str | None = None
+
+
+@dataclass(eq=False)
+class Binding:
+    """A name (or `self.attr`) bound to a TensorFlow object."""
+
+    name: str
+    kind: str  # "variable", "model", "layer", "optimizer", "metric", "tape", "tf_function", "module"
+    node: ast.stmt
+    value: ast.expr
+    scope: Scope
+
+
+@dataclass(eq=False)
+class ModeMarker:
+    kind: str  # "disable_eager_execution", "disable_v2_behavior", "disable_control_flow_v2",
+    #            "enable_eager_execution", "enable_control_flow_v2", "session", "placeholder", "compat_v1_import"
+    node: ast.AST
+
+
+@dataclass(eq=False)
+class Facts:
+    source: SourceText
+    tree: ast.Module
+    imports: ImportTable
+    module: Scope
+    scopes: list[Scope] = field(default_factory=list)
+    tapes: list[Tape] = field(default_factory=list)
+    tf_functions: list[TfFunction] = field(default_factory=list)
+    calls: list[CallSite] = field(default_factory=list)
+    calls_by_name: dict[str, list[CallSite]] = field(default_factory=dict)
+    bindings: list[Binding] = field(default_factory=list)
+    # Classes by name, and the library base each one derives from ("model", "layer", "module").
+    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
+    class_kinds: dict[str, str] = field(default_factory=dict)
+    # Every def and lambda with its scope (the scope of its body).
+    function_scopes: dict[ast.AST, Scope] = field(default_factory=dict)
+    modes: list[ModeMarker] = field(default_factory=list)
+
+    def calls_to(self, *qualnames: str) -> list[CallSite]:
+        out: list[CallSite] = []
+        for name in qualnames:
+            out.extend(self.calls_by_name.get(name, ()))
+        return out
+
+    def has_mode(self, *kinds: str) -> bool:
+        return any(marker.kind in kinds for marker in self.modes)

@@ -1,0 +1,150 @@
+"""Notebooks: all code cells checked as one program, findings mapped back per cell.
+
+IPython syntax (`%magic`, `!shell`, `x = !cmd`, `obj?`, `%%cell magics`) is
+neutralised line by line so the cell still parses and line numbers stay put.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, replace
+
+from .engine import UNREADABLE, check_source, meta_violation
+from .model import Edit, Fix, Position, Range, Violation
+from .settings import Settings, Targets
+
+# Cell magics whose body is still Python.
+_PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug", "tensorflow_version", "memit"}
+_LINE_MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?:%|!|\?)")
+_ASSIGN_MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?P<target>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[%!]")
+_HELP = re.compile(r"^(?P<indent>[ \t]*)[\w.]+\?\??\s*$")
+
+
+class NotebookError(ValueError):
+    """The notebook's JSON is not a notebook tapelsp can read."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    number: int  # 1-based among all cells (as ruff counts them)
+    source: str
+    first_line: int  # 0-based line of the cell in the joined source
+
+
+def code_cells(notebook: str | bytes | dict) -> list[tuple[int, str]]:
+    """(1-based cell number, source) of every code cell."""
+    if isinstance(notebook, (str, bytes)):
+        try:
+            notebook = json.loads(notebook)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise NotebookError(f"not valid notebook JSON: {error}") from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise NotebookError("not a Jupyter notebook: no list of cells")
+    cells = []
+    for number, cell in enumerate(notebook["cells"], start=1):
+        if not isinstance(cell, dict):
+            raise NotebookError(f"cell {number} is not an object")
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list):
+            if not all(isinstance(part, str) for part in source):
+                raise NotebookError(f"cell {number} has a source that is not text")
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise NotebookError(f"cell {number} has a source that is not text")
+        cells.append((number, source))
+    return cells
+
+
+def neutralise_magics(source: str) -> str:
+    """The cell with IPython-only lines replaced by Python of the same line count."""
+    lines = source.split("\n")
+    first = lines[0].strip() if lines else ""
+    if first.startswith("%%"):
+        magic = first[2:].split()[0] if first[2:].split() else ""
+        if magic not in _PYTHON_CELL_MAGICS:
+            return "\n".join("" for _ in lines)
+        lines[0] = ""
+    out = []
+    for line in lines:
+        assign = _ASSIGN_MAGIC.match(line)
+        if assign:
+            out.append(f"{assign.group('indent')}{assign.group('target')} = None")
+        elif _LINE_MAGIC.match(line) or _HELP.match(line):
+            indent = re.match(r"[ \t]*", line).group(0)  # type: ignore[union-attr]
+            out.append(f"{indent}pass")
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def join_cells(cells: list[tuple[int, str]]) -> tuple[str, list[Cell]]:
+    parts: list[str] = []
+    mapped: list[Cell] = []
+    line = 0
+    for number, source in cells:
+        text = neutralise_magics(source)
+        if not text.endswith("\n"):
+            text += "\n"
+        mapped.append(Cell(number, source, line))
+        parts.append(text)
+        line += text.count("\n")
+    return "".join(parts), mapped
+
+
+def _locate(cells: list[Cell], line: int) -> Cell:
+    found = cells[0]
+    for cell in cells:
+        if cell.first_line <= line:
+            found = cell
+        else:
+            break
+    return found
+
+
+def _shift(rng: Range, cell: Cell) -> Range:
+    return Range(Position(rng.start.line - cell.first_line, rng.start.column),
+                 Position(rng.end.line - cell.first_line, rng.end.column))
+
+
+def _clip(rng: Range, cell: Cell, cells: list[Cell]) -> Range:
+    """Keep a range inside its starting cell."""
+    index = cells.index(cell)
+    if index + 1 < len(cells) and rng.end.line >= cells[index + 1].first_line:
+        last = cells[index + 1].first_line - 1
+        return Range(rng.start, Position(last, len(cell.source.split("\n")[last - cell.first_line])
+                                         if last - cell.first_line < len(cell.source.split("\n")) else 0))
+    return rng
+
+
+def map_violation(violation: Violation, cells: list[Cell]) -> Violation:
+    cell = _locate(cells, violation.range.start.line)
+    rng = _shift(_clip(violation.range, cell, cells), cell)
+    related = tuple(replace(r, range=_shift(r.range, _locate(cells, r.range.start.line)))
+                    for r in violation.related if _locate(cells, r.range.start.line) is cell)
+    fix = violation.fix
+    if fix is not None:
+        if all(_locate(cells, e.range.start.line) is cell and _locate(cells, e.range.end.line) is cell
+               for e in fix.edits):
+            fix = Fix(fix.title, fix.applicability,
+                      tuple(Edit(_shift(e.range, cell), e.new_text) for e in fix.edits))
+        else:
+            fix = None  # an edit across cells cannot be applied to one cell
+    return replace(violation, range=rng, related=related, fix=fix, cell=cell.number)
+
+
+def check_notebook(notebook: str | bytes | dict, path: str | None = None, settings: Settings | None = None,
+                   targets: Targets | None = None) -> list[Violation]:
+    """Findings for a notebook (its JSON text or parsed dict), each with its 1-based `cell`."""
+    try:
+        cells = code_cells(notebook)
+    except NotebookError as error:
+        found = meta_violation(UNREADABLE, f"Cannot read notebook: {error}", None, settings, path)
+        return [found] if found else []
+    if not cells:
+        return []
+    text, mapped = join_cells(cells)
+    violations = check_source(text, path, settings, targets)
+    return [map_violation(v, mapped) for v in violations]

@@ -1,0 +1,144 @@
+"""What a rule is: its identity, documentation, examples and its check.
+
+A rule module defines one subclass of `Rule`. The class carries everything the
+tests, `--list-rules`, `--explain` and `docs/rules.md` need, so they all come from
+the same place.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+from dataclasses import dataclass, field
+from typing import ClassVar, Iterable
+
+from ..facts.model import Facts
+from ..model import Fix, Position, Range, Related, Severity, Violation
+from ..settings import Targets
+from ..versions import VersionRange
+
+DOCS_URL = "https://github.com/tapelsp/tapelsp/blob/main/docs/rules.md"
+DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead")
+
+
+@dataclass(frozen=True)
+class Proof:
+    """How TensorFlow itself shows an example's behaviour when the example runs.
+
+    `check` is Python run after the example in the same namespace; it asserts the
+    symptom (for an invalid example) or the healthy result (for a valid one).
+    `raises` names the exception the example itself must raise, with a fragment of
+    TensorFlow's message.
+    """
+
+    check: str = ""
+    raises: tuple[str, str] | None = None
+    # Examples that switch TensorFlow into graph mode need a process of their own.
+    isolated: bool = False
+
+
+@dataclass(frozen=True)
+class Example:
+    source: str
+    # 1-based lines that must be flagged; empty for a valid example.
+    lines: tuple[int, ...] = ()
+    title: str = ""
+    # Expected source after the rule's fix (fix issue); None when the rule has no fix.
+    fixed: str | None = None
+    tensorflow_version: str | None = None
+    proof: Proof | None = None
+
+    @property
+    def valid(self) -> bool:
+        return not self.lines
+
+
+def valid(source: str, title: str = "", *, proof: Proof | None = None,
+          tensorflow_version: str | None = None) -> Example:
+    return Example(inspect.cleandoc(source) + "\n", (), title, None, tensorflow_version, proof)
+
+
+def invalid(source: str, lines: int | tuple[int, ...], title: str = "", *, fixed: str | None = None,
+            proof: Proof | None = None, tensorflow_version: str | None = None) -> Example:
+    lines = (lines,) if isinstance(lines, int) else tuple(lines)
+    cleaned_fix = inspect.cleandoc(fixed) + "\n" if fixed is not None else None
+    return Example(inspect.cleandoc(source) + "\n", lines, title, cleaned_fix, tensorflow_version, proof)
+
+
+@dataclass
+class Context:
+    """What a rule's check is given."""
+
+    facts: Facts
+    targets: Targets
+    rule: "Rule"
+    severity: Severity
+    violations: list[Violation] = field(default_factory=list)
+
+    def report(self, where: ast.AST | Range, message: str, *, related: Iterable[Related] = (),
+               fix: Fix | None = None) -> None:
+        rng = where if isinstance(where, Range) else self.facts.source.node_range(where)
+        self.violations.append(Violation(
+            code=self.rule.code, name=self.rule.name, message=message, range=rng,
+            severity=self.severity, fix=fix, related=tuple(related), url=self.rule.url(),
+        ))
+
+    def related(self, node: ast.AST, message: str) -> Related:
+        return Related(self.facts.source.node_range(node), message)
+
+    def range(self, node: ast.AST) -> Range:
+        return self.facts.source.node_range(node)
+
+    def line_of(self, node: ast.AST) -> int:
+        return node.lineno  # 1-based, for messages
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    severity: ClassVar[Severity]
+    # Versions of TensorFlow the rule applies to ("" = all).
+    tensorflow: ClassVar[VersionRange] = VersionRange("")
+    # Substrings one of which a file must contain for the rule to find anything.
+    triggers: ClassVar[tuple[str, ...]] = ()
+    examples: ClassVar[tuple[Example, ...]] = ()
+    fixable: ClassVar[bool] = False
+
+    def check(self, ctx: Context) -> None:
+        raise NotImplementedError
+
+    def applies_to(self, targets: Targets) -> bool:
+        return self.tensorflow.contains(targets.tensorflow)
+
+    @classmethod
+    def url(cls) -> str:
+        return f"{DOCS_URL}#{anchor(cls)}"
+
+    @classmethod
+    def doc(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    @classmethod
+    def doc_sections(cls) -> dict[str, str]:
+        """The docstring split into its titled sections."""
+        sections: dict[str, str] = {}
+        current: str | None = None
+        for line in cls.doc().splitlines():
+            heading = re.fullmatch(r"##\s+(.+?)\s*", line)
+            if heading:
+                current = heading.group(1)
+                sections[current] = ""
+            elif current is not None:
+                sections[current] += line + "\n"
+        return {k: v.strip("\n") for k, v in sections.items()}
+
+
+def anchor(rule: type[Rule]) -> str:
+    return f"{rule.code.lower()}-{rule.name}"
+
+
+def whole_line(facts: Facts, line: int) -> Range:
+    text = facts.source.line(line)
+    return Range(Position(line, 0), Position(line, len(text)))

@@ -1,0 +1,190 @@
+from __future__ import annotations
+
+import ast
+
+from ..model import Severity
+from ..versions import Version, VersionRange
+from .base import Context, Proof, Rule, invalid, valid
+
+NEW_MESSAGE = ("tf.function only supports singleton tf.Variables created on the first call. "
+               "Make sure the tf.Variable is only created once or created outside tf.function.")
+OLD_MESSAGE = "tf.function-decorated function tried to create variables on non-first call."
+# TensorFlow changed the wording of this error in 2.7.
+NEW_MESSAGE_SINCE = Version.parse("2.7")
+
+
+class VariableInFunction(Rule):
+    """
+    ## What it does
+    Finds `tf.Variable(...)` created in the body of a `tf.function` without a
+    first-call guard such as `if self.v is None:`.
+
+    ## Why is this bad?
+    A tf.function traces its Python body into a graph, and traces it again for new
+    input shapes or types. TensorFlow allows variables to be created only on the
+    first trace; creating one on every call raises
+    `ValueError: tf.function only supports singleton tf.Variables created on the first call.`
+    (before TensorFlow 2.7: "tf.function-decorated function tried to create variables on
+    non-first call."). TensorFlow traces twice on the first call to check this, so the
+    error appears right away, far from where the variable was meant to live.
+
+    ## Example
+    ```python
+    @tf.function
+    def scale(x):
+        v = tf.Variable(2.0)
+        return v * x
+    ```
+
+    ## Use instead
+    ```python
+    v = tf.Variable(2.0)
+
+    @tf.function
+    def scale(x):
+        return v * x
+    ```
+    or create it in `__init__`, or lazily behind `if self.v is None:`.
+    """
+
+    code = "FUNC001"
+    name = "variable-created-in-tf-function"
+    summary = "tf.Variable created inside a tf.function body on every call"
+    severity = Severity.ERROR
+    tensorflow = VersionRange(">=2.0")
+    triggers = ("Variable",)
+    examples = (
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def scale(x):
+                v = tf.Variable(2.0)
+                return v * x
+
+            y = scale(tf.constant(3.0))
+        """, 5, "a variable in a decorated function",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables created on the first call"))),
+        invalid("""
+            import tensorflow as tf
+
+            class Counter(tf.Module):
+                @tf.function
+                def __call__(self, x):
+                    self.count = tf.Variable(0.0)
+                    self.count.assign_add(1.0)
+                    return x + self.count
+
+            counter = Counter()
+            counter(tf.constant(1.0))
+        """, 6, "a method creating its state on every call",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
+        invalid("""
+            import tensorflow as tf
+
+            def train_step(x):
+                w = tf.Variable(tf.ones([3, 1]))
+                return tf.matmul(x, w)
+
+            step = tf.function(train_step)
+            out = step(tf.ones([2, 3]))
+        """, 4, "a function wrapped with tf.function(...) later",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def scale(x):
+                v = tf.Variable(2.0)
+                return v * x
+        """, 5, "TensorFlow 2.6 and older word the error differently", tensorflow_version="2.6"),
+        valid("""
+            import tensorflow as tf
+
+            class Scaler(tf.Module):
+                def __init__(self):
+                    self.v = None
+
+                @tf.function
+                def __call__(self, x):
+                    if self.v is None:
+                        self.v = tf.Variable(2.0)
+                    return self.v * x
+
+            s = Scaler()
+            a = s(tf.constant(1.0))
+            b = s(tf.constant(2.0))
+        """, "lazy creation behind a first-call guard",
+            proof=Proof(check="assert float(a) == 2.0 and float(b) == 4.0")),
+        valid("""
+            import tensorflow as tf
+
+            v = tf.Variable(2.0)
+
+            @tf.function
+            def scale(x):
+                tf.print("scaling", x)
+                noise = tf.random.uniform([])
+                return v * x + 0.0 * noise
+
+            a = scale(tf.constant(3.0))
+        """, "a variable created once outside; tf.print and tf.random inside",
+            proof=Proof(check="assert float(a) == 6.0")),
+        valid("""
+            import tensorflow as tf
+
+            def make(x):
+                v = tf.Variable(x)
+                return v
+
+            a = make(1.0)
+            b = make(2.0)
+        """, "variables created in a plain Python function",
+            proof=Proof(check="assert float(a) == 1.0 and float(b) == 2.0")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def scale(x):
+                v = tf.Variable(2.0)
+                return v * x
+        """, "tf.function does not exist before TensorFlow 2", tensorflow_version="1.15"),
+    )
+
+    def check(self, ctx: Context) -> None:
+        wording = NEW_MESSAGE if ctx.targets.tensorflow >= NEW_MESSAGE_SINCE else OLD_MESSAGE
+        for site in ctx.facts.calls_to("tensorflow.Variable"):
+            traced = site.scope.traced_by
+            if traced is None or any(_is_first_call_guard(guard.test) for guard in site.guards):
+                continue
+            where = _function_name(traced.node) if traced.node is not None else "this tf.function"
+            ctx.report(
+                site.node,
+                f"tf.Variable created inside the tf.function {where}: TensorFlow raises "
+                f"ValueError \"{wording}\" Create it once outside the function (in `__init__` or at "
+                "module level), or behind a first-call guard (`if self.v is None:`).",
+                related=[ctx.related(traced.origin, "traced by this tf.function")],
+            )
+
+
+def _function_name(node: ast.AST) -> str:
+    return f"`{node.name}`" if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else "(a lambda)"
+
+
+def _is_first_call_guard(test: ast.expr) -> bool:
+    """`if self.v is None`, `if not hasattr(self, "v")`, `if "k" not in cache`, `if not self.built`..."""
+    if isinstance(test, ast.BoolOp):
+        return any(_is_first_call_guard(value) for value in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return isinstance(test.operand, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) \
+            or _is_first_call_guard(test.operand)
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return True
+    if isinstance(test, ast.Compare):
+        operands = [test.left, *test.comparators]
+        if any(isinstance(o, ast.Constant) and o.value is None for o in operands):
+            return True
+        return any(isinstance(op, (ast.In, ast.NotIn)) for op in test.ops)
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
+        return test.func.id in ("hasattr", "getattr", "isinstance")
+    return False
