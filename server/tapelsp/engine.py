@@ -7,6 +7,7 @@ nothing else to analyse Python code.
 from __future__ import annotations
 
 import traceback
+from typing import Callable
 
 from . import facts as facts_mod
 from .model import Position, Range, Violation
@@ -49,8 +50,12 @@ def meta_violation(code: str, message: str, rng: Range | None = None,
 
 
 def check_source(text: str, path: str | None = None, settings: Settings | None = None,
-                 targets: Targets | None = None) -> list[Violation]:
-    """All findings for one Python source text, sorted by position."""
+                 targets: Targets | None = None, *,
+                 line_label: Callable[[int], str] | None = None) -> list[Violation]:
+    """All findings for one Python source text, sorted by position.
+
+    `line_label` names a 1-based line in messages (notebooks pass one that names the cell).
+    """
     settings = settings or Settings()
     targets = targets or settings.targets()
     if ignores_whole_file(text):
@@ -70,7 +75,7 @@ def check_source(text: str, path: str | None = None, settings: Settings | None =
         for problem in parsed.problems:
             found.append(meta_violation(SYNTAX_ERROR, f"SyntaxError: {problem.message}", problem.range,
                                         settings, path))
-        facts = facts_mod.build(parsed.tree, source)
+        facts = facts_mod.build(parsed.tree, source, line_label)
     except (TooComplex, RecursionError, MemoryError) as error:
         found.append(meta_violation(
             TOO_COMPLEX, f"Too deeply nested to analyse ({error or type(error).__name__}); "

@@ -146,5 +146,10 @@ def check_notebook(notebook: str | bytes | dict, path: str | None = None, settin
     if not cells:
         return []
     text, mapped = join_cells(cells)
-    violations = check_source(text, path, settings, targets)
+
+    def label(line: int) -> str:
+        cell = _locate(mapped, line - 1)
+        return f"line {line - cell.first_line} of cell {cell.number}"
+
+    violations = check_source(text, path, settings, targets, line_label=label)
     return [map_violation(v, mapped) for v in violations]

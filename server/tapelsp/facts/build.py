@@ -9,6 +9,7 @@ read first so that uses above a late import still resolve.
 from __future__ import annotations
 
 import ast
+from typing import Callable
 
 from ..text import SourceText
 from .model import Binding, CallSite, Facts, ModeMarker, Scope, Tape, TfFunction
@@ -377,7 +378,7 @@ def _prescan_imports(body: list[ast.stmt], imports: ImportTable) -> None:
             _prescan_imports(getattr(stmt, "finalbody", []), imports)
 
 
-def build(tree: ast.Module, source: SourceText) -> Facts:
+def build(tree: ast.Module, source: SourceText, line_label: Callable[[int], str] | None = None) -> Facts:
     imports = ImportTable()
     _prescan_imports(tree.body, imports)
     # Snippets and notebook cells often use the conventional aliases without importing them.
@@ -385,6 +386,8 @@ def build(tree: ast.Module, source: SourceText) -> Facts:
     imports.assume("np", "numpy")
     module = Scope(node=tree, kind="module", parent=None)
     facts = Facts(source=source, tree=tree, imports=imports, module=module, scopes=[module])
+    if line_label is not None:
+        facts.line_label = line_label
     walker = _Walker(facts)
     walker.visit_all(tree.body)
     walker.resolve_call_functions()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..text import SourceText
 from .names import ImportTable
@@ -163,6 +164,8 @@ class Facts:
     # Every def and lambda with its scope (the scope of its body).
     function_scopes: dict[ast.AST, Scope] = field(default_factory=dict)
     modes: list[ModeMarker] = field(default_factory=list)
+    # Names a 1-based line for messages; notebooks name the cell too.
+    line_label: Callable[[int], str] = field(default=lambda line: f"line {line}")
 
     def calls_to(self, *qualnames: str) -> list[CallSite]:
         out: list[CallSite] = []

@@ -90,8 +90,9 @@ class Context:
     def range(self, node: ast.AST) -> Range:
         return self.facts.source.node_range(node)
 
-    def line_of(self, node: ast.AST) -> int:
-        return node.lineno  # 1-based, for messages
+    def where(self, node: ast.AST) -> str:
+        """How a message names the line of `node` ("line 7", or "line 2 of cell 3" in notebooks)."""
+        return self.facts.line_label(node.lineno)
 
 
 class Rule:

@@ -113,6 +113,17 @@ class ShadowedTape(Rule):
             import tensorflow as tf
 
             x = tf.constant(2.0)
+            with tf.GradientTape() as tape:
+                with tf.GradientTape() as tape:
+                    tape.watch(x)
+                    y = x * x
+                g = tape.gradient(y, x)
+        """, "a needless outer tape: the one gradient call gets what the inner tape recorded",
+            proof=Proof(check="assert float(g) == 4.0")),
+        valid("""
+            import tensorflow as tf
+
+            x = tf.constant(2.0)
             with tf.GradientTape(persistent=True) as tape:
                 tape.watch(x)
                 y = x * x
@@ -141,29 +152,112 @@ class ShadowedTape(Rule):
             if outer is None:
                 continue
             uses = _uses_after(tape, tapes)
-            if not uses:
+            found = _first_problem(tape, outer, uses, ctx)
+            if found is None:
                 continue
-            gradient_uses = [u for u in uses if _is_gradient_call(u, tape.name)]
-            first = (gradient_uses or uses)[0]
+            use, consequence = found
             name = tape.name
-            if gradient_uses:
-                consequence = (f"`{name}.{first.func.attr}` on line {first.lineno} asks the inner tape, "  # type: ignore[union-attr]
-                               "which did not record the outer computation: it returns None "
-                               "(or raises RuntimeError if that tape was already used)")
-            else:
-                consequence = f"`{name}` on line {first.lineno} refers to the inner tape, not the outer one"
             item = tape.item
             ctx.report(
                 ctx.facts.source.span(item.context_expr, item.optional_vars),  # type: ignore[arg-type]
-                f"This GradientTape rebinds `{name}`, the tape opened on line {outer.node.lineno}: "
+                f"This GradientTape rebinds `{name}`, the tape opened on {ctx.where(outer.node)}: "
                 f"{consequence}. Give the inner tape its own name, or remove it if the outer "
                 "tape is the one you need.",
                 related=[
                     ctx.related(outer.item.context_expr if outer.item else outer.node,
                                 f"outer tape `{name}` opened here"),
-                    ctx.related(first, f"this use of `{name}` gets the inner tape"),
+                    ctx.related(use, f"this use of `{name}` gets the inner tape"),
                 ],
             )
+
+
+def _first_problem(tape: Tape, outer: Tape, uses: list[ast.AST], ctx: Context) -> tuple[ast.AST, str] | None:
+    """The first use of the rebound name that goes wrong, and what happens there."""
+    name = tape.name
+    block_end = (tape.node.end_lineno or 0, tape.node.end_col_offset or 0)
+    gradients = [u for u in uses if _is_gradient_call(u)]
+    if len(gradients) >= 2 and tape.option("persistent") is False:
+        second = gradients[1]
+        return second, (f"`{name}.{second.func.attr}` on {ctx.where(second)} raises RuntimeError "  # type: ignore[attr-defined]
+                        "\"A non-persistent GradientTape can only be used to compute one set of gradients\", "
+                        f"because the inner tape was already used on {ctx.where(gradients[0])}")
+    inner_assigned = _assignments(tape.body)
+    outer_only = _assigned_between(outer, tape)
+    for use in gradients:
+        target = _target(use)  # type: ignore[arg-type]
+        if not isinstance(target, ast.Name):
+            continue
+        if target.id not in inner_assigned:
+            return use, (f"`{name}.{use.func.attr}` on {ctx.where(use)} asks the inner tape, which did "  # type: ignore[attr-defined]
+                         f"not record how `{target.id}` was computed: it returns None")
+        lost = _depends_on(target.id, inner_assigned, outer_only)
+        if lost is not None:
+            return use, (f"`{name}.{use.func.attr}` on {ctx.where(use)} asks the inner tape, but "  # type: ignore[attr-defined]
+                         f"`{target.id}` depends on `{lost}`, which only the outer tape recorded: "
+                         "the gradient is None")
+    for use in uses:
+        if not _is_gradient_call(use) and _position(use) >= block_end:
+            return use, f"`{name}` on {ctx.where(use)} refers to the inner tape, not the outer one"
+    return None
+
+
+def _target(call: ast.Call) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == "target":
+            return keyword.value
+    return call.args[0] if call.args else None
+
+
+def _assignments(stmts: list[ast.stmt]) -> dict[str, list[ast.expr]]:
+    """Names assigned in these statements (not inside nested defs), with their values."""
+    found: dict[str, list[ast.expr]] = {}
+    stack = list(stmts)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                for node in ast.walk(target):
+                    if isinstance(node, ast.Name):
+                        found.setdefault(node.id, []).append(stmt.value)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            for node in ast.walk(stmt.target):
+                if isinstance(node, ast.Name):
+                    found.setdefault(node.id, []).append(stmt.iter)
+        for field_name in ("body", "orelse", "finalbody", "handlers"):
+            stack.extend(getattr(stmt, field_name, ()) or ())
+    return found
+
+
+def _assigned_between(outer: Tape, inner: Tape) -> set[str]:
+    """Names assigned in the outer block before the inner tape opens."""
+    start = _position(inner.node)
+    before = [s for s in outer.body if _position(s) < start and not _contains(s, inner.node)]
+    return set(_assignments(before))
+
+
+def _contains(stmt: ast.stmt, node: ast.AST) -> bool:
+    return (stmt.lineno, stmt.col_offset) <= _position(node) <= (stmt.end_lineno or 0, stmt.end_col_offset or 0)
+
+
+def _depends_on(name: str, inner: dict[str, list[ast.expr]], outer_only: set[str]) -> str | None:
+    seen: set[str] = set()
+    pending = [name]
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for value in inner.get(current, ()):
+            for node in ast.walk(value):
+                if isinstance(node, ast.Name) and node.id != current:
+                    if node.id in inner:
+                        pending.append(node.id)
+                    elif node.id in outer_only:
+                        return node.id
+    return None
 
 
 def _enclosing_with_same_name(tape: Tape) -> Tape | None:
@@ -215,6 +309,6 @@ def _enclosing_call(load: ast.AST, tape: Tape) -> ast.Call | None:
     return None
 
 
-def _is_gradient_call(node: ast.AST, name: str) -> bool:
+def _is_gradient_call(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
         and node.func.attr in _TAPE_METHODS
