@@ -1,0 +1,249 @@
+"""Throughput of `tapelsp --check` on real TensorFlow code, side by side with ruff,
+plain `ast.parse` and (optionally) fixit, all in the same run.
+
+    python bench/throughput.py                       # tf_keras, 5 rounds
+    python bench/throughput.py --corpus keras --repeat 7
+    python bench/throughput.py --with-fixit          # adds fixit (~75 s a run)
+
+Every tool runs `--repeat` times, interleaved round by round so that drift on a
+shared machine hits all of them alike; the table shows the median (and the
+fastest) wall time. Absolute seconds move from run to run here; the ratios
+measured in one run are the numbers to quote (see shared/design/BENCHMARKS.md).
+
+This is a script, not a test: it asserts nothing about time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import platform
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import corpus  # noqa: E402
+
+REPO = corpus.REPO
+SERVER = REPO / "server"
+CLI_MODULE = "tapelsp.cli.main"
+CLI_LAUNCH = f"import sys; from {CLI_MODULE} import main; sys.exit(main())"
+
+
+@dataclass
+class Result:
+    label: str
+    command: str
+    times: list[float] = field(default_factory=list)
+    note: str = ""
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+
+def cores() -> tuple[int, int]:
+    total = os.cpu_count() or 1
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = total
+    return total, usable
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SERVER), env.get("PYTHONPATH")) if p)
+    env.pop("PYTHONPROFILEIMPORTTIME", None)
+    return env
+
+
+def tapelsp_command(args: argparse.Namespace) -> list[str]:
+    if args.tapelsp:
+        return shlex.split(args.tapelsp)
+    return [sys.executable, "-c", CLI_LAUNCH]
+
+
+def cli_available(base: list[str]) -> tuple[bool, str]:
+    """Does the real CLI run? Returns its --help text when it does."""
+    proc = subprocess.run(base + ["--help"], capture_output=True, text=True, env=child_env(), cwd=REPO)
+    return proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def timed(cmd: list[str], cwd: Path, check_json: bool = False, ok_codes: tuple[int, ...] = (0,)) -> tuple[float, str]:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, env=child_env(), cwd=cwd)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in ok_codes:
+        sys.stderr.write(proc.stderr.decode(errors="replace")[-4000:])
+        raise SystemExit(f"command failed with exit {proc.returncode}: {shlex.join(cmd)}")
+    summary = ""
+    if check_json:
+        try:
+            findings = json.loads(proc.stdout)
+        except ValueError:
+            sys.stderr.write(proc.stdout.decode(errors="replace")[:2000])
+            raise SystemExit(f"not JSON output from: {shlex.join(cmd)}") from None
+        summary = f"{len(findings)} findings"
+    return elapsed, summary
+
+
+def parse_all(paths: list[Path]) -> tuple[float, str]:
+    """Read and `ast.parse` every file on this one core, in this process."""
+    start = time.perf_counter()
+    failed = 0
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        try:
+            ast.parse(text, str(path))
+        except SyntaxError:
+            failed += 1
+    elapsed = time.perf_counter() - start
+    return elapsed, f"{failed} files failed to parse" if failed else ""
+
+
+# --- fallback: only while the CLI does not exist yet ------------------------------------
+
+def _fallback_one(path: str) -> int:
+    from tapelsp import check_source
+
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return len(check_source(handle.read(), path))
+
+
+def fallback_worker(directory: str, jobs: int) -> None:
+    """Stand-in for `tapelsp --check DIR -j N` (same startup cost: a fresh interpreter)."""
+    sys.path.insert(0, str(SERVER))
+    paths = [str(p) for p in corpus.python_files(Path(directory))]
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs) as pool:
+            counts = list(pool.map(_fallback_one, paths, chunksize=16))
+    else:
+        counts = [_fallback_one(p) for p in paths]
+    json.dump([{}] * sum(counts), sys.stdout)  # one entry per finding, like the CLI's list
+
+
+# --- the run -----------------------------------------------------------------------------
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", choices=sorted(corpus.CORPORA), default="tf_keras")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds per tool (default 5)")
+    parser.add_argument("--with-fixit", action="store_true", help="also time `fixit lint` (~75 s per run)")
+    parser.add_argument("--fixit-repeat", type=int, default=1,
+                        help="rounds for fixit (default 1: it takes ~75 s each)")
+    parser.add_argument("--tapelsp", metavar="CMD",
+                        help="command that runs the tapelsp CLI (default: this interpreter with server/ on the path)")
+    parser.add_argument("--fallback", action="store_true",
+                        help="time an in-script loop over check_source instead of the CLI (development only)")
+    parser.add_argument("--fallback-worker", nargs=2, metavar=("DIR", "JOBS"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.fallback_worker:
+        fallback_worker(args.fallback_worker[0], int(args.fallback_worker[1]))
+        return
+
+    env = corpus.ensure()
+    root = env.corpus(args.corpus)
+    paths = corpus.python_files(root)
+    lines = corpus.count_lines(paths)
+    total_cores, usable_cores = cores()
+    versions = corpus.installed_versions(env)
+    # Tools run from a scratch directory so that no config file of this repo applies
+    # and no cache lands in the repo.
+    scratch = Path(tempfile.mkdtemp(prefix="run-", dir=corpus.CACHE))
+
+    base = tapelsp_command(args)
+    have_cli, help_text = (False, "") if args.fallback else cli_available(base)
+    if not have_cli:
+        if not args.fallback:
+            print("WARNING: the tapelsp CLI does not run yet; timing the in-script fallback "
+                  "(a check_source loop), NOT the real CLI.", file=sys.stderr)
+        base = [sys.executable, str(Path(__file__).resolve()), "--fallback-worker"]
+    no_cache = ["--no-cache"] if "--no-cache" in help_text else []
+
+    results: list[Result] = []
+    runners = []
+
+    def add(label: str, cmd: list[str] | None, fn=None, rounds: int | None = None, **kw) -> None:
+        result = Result(label, shlex.join(cmd) if cmd else kw.pop("shown", ""))
+        results.append(result)
+        runners.append((result, cmd, fn, rounds or args.repeat, kw))
+
+    if have_cli:
+        check = base + ["--check", str(root), "--output-format", "json", "--exit-zero", *no_cache]
+        add("tapelsp (default jobs)", check, check_json=True)
+        add("tapelsp -j 1", check + ["-j", "1"], check_json=True)
+        if no_cache:
+            warm = base + ["--check", str(root), "--output-format", "json", "--exit-zero"]
+            add("tapelsp warm cache", warm, check_json=True)
+    else:
+        add(f"fallback loop ({usable_cores} procs)", base + [str(root), str(usable_cores)], check_json=True)
+        add("fallback loop (1 proc)", base + [str(root), "1"], check_json=True)
+    add("ruff check --select ALL", [str(env.ruff), "check", "--select", "ALL", "--no-cache", "--exit-zero",
+                                    "--quiet", str(root)])
+    add("ast.parse, one core", None, fn=lambda: parse_all(paths),
+        shown="in process: open().read() + ast.parse() per file")
+    if args.with_fixit:
+        add("fixit lint", [str(env.fixit), "lint", str(root)], rounds=args.fixit_repeat, ok_codes=tuple(range(256)))
+
+    print(f"corpus: {args.corpus} {versions.get(args.corpus if args.corpus != 'tfp' else 'tensorflow-probability')} "
+          f"— {len(paths)} files, {lines:,} lines ({root})")
+    print(f"machine: {total_cores} cores ({usable_cores} usable), {platform.machine()}, "
+          f"Python {platform.python_version()}; ruff {versions['ruff']}, fixit {versions['fixit']}")
+    print(f"rounds: {args.repeat} (fixit: {args.fixit_repeat if args.with_fixit else 'skipped'}), "
+          "each tool once untimed first to warm the file cache\n", flush=True)
+
+    # Warm-up: the OS file cache, and the tapelsp cache that the warm row then reads.
+    for result, cmd, fn, rounds, kw in runners:
+        if result.label.startswith("fixit"):
+            continue
+        _, result.note = fn() if fn else timed(cmd, scratch, **kw)
+    for round_no in range(max(r[3] for r in runners)):
+        for result, cmd, fn, rounds, kw in runners:
+            if round_no >= rounds:
+                continue
+            elapsed, note = fn() if fn else timed(cmd, scratch, **kw)
+            result.times.append(elapsed)
+            result.note = note or result.note
+            print(f"  round {round_no + 1}: {result.label:26s} {elapsed:7.3f} s", file=sys.stderr, flush=True)
+
+    print_table(results, len(paths), lines, have_cli)
+
+
+def print_table(results: list[Result], files: int, lines: int, have_cli: bool) -> None:
+    print(f"{'tool':28s} {'median s':>9s} {'min s':>8s} {'runs':>4s} {'files/s':>9s} {'lines/s':>10s}  note")
+    for r in results:
+        m = r.median
+        print(f"{r.label:28s} {m:9.3f} {min(r.times):8.3f} {len(r.times):4d} {files / m:9.0f} {lines / m:10.0f}  {r.note}")
+    print()
+    by = {r.label: r for r in results}
+    subjects = [r for r in results if r.label.startswith(("tapelsp", "fallback"))]
+    refs = [(name, by[label]) for name, label in (("ruff", "ruff check --select ALL"),
+                                                  ("ast-parse", "ast.parse, one core"),
+                                                  ("fixit", "fixit lint")) if label in by]
+    print("ratios of median wall time (lower is better for tapelsp; goal: <= 1.0 vs ruff, <= 1/30 vs fixit)")
+    for subject in subjects:
+        parts = [f"tapelsp/{name} = {subject.median / ref.median:6.3f}" for name, ref in refs]
+        print(f"  {subject.label:26s} " + "   ".join(parts))
+        if "fixit" in by:
+            print(f"  {'':26s} ({by['fixit'].median / subject.median:.0f}x faster than fixit)")
+    print("\ncommands:")
+    for r in results:
+        print(f"  {r.label}: {r.command}")
+    if not have_cli:
+        print("\nNOTE: tapelsp rows are the in-script fallback, not the CLI.")
+
+
+if __name__ == "__main__":
+    main()
