@@ -7,7 +7,7 @@ nothing else to analyse Python code.
 from __future__ import annotations
 
 import traceback
-from typing import Callable
+from typing import Any, Callable
 
 from . import facts as facts_mod
 from .model import Position, Range, Violation
@@ -51,10 +51,13 @@ def meta_violation(code: str, message: str, rng: Range | None = None,
 
 def check_source(text: str, path: str | None = None, settings: Settings | None = None,
                  targets: Targets | None = None, *,
-                 line_label: Callable[[int], str] | None = None) -> list[Violation]:
+                 line_label: Callable[[int], str] | None = None,
+                 project: Any = None) -> list[Violation]:
     """All findings for one Python source text, sorted by position.
 
     `line_label` names a 1-based line in messages (notebooks pass one that names the cell).
+    `project` (a `tapelsp.project.Project`, when the caller has one) lets rules look into
+    the other modules of the user's project; rules work without it, preferring silence.
     """
     settings = settings or Settings()
     targets = targets or settings.targets()
@@ -83,7 +86,8 @@ def check_source(text: str, path: str | None = None, settings: Settings | None =
         return _finish(found, source)
     for rule in rules:
         ctx = Context(facts=facts, targets=targets, rule=rule,
-                      severity=settings.severity_for(rule.code, rule.severity))
+                      severity=settings.severity_for(rule.code, rule.severity),
+                      path=path, project=project)
         try:
             rule.check(ctx)
         except RecursionError:

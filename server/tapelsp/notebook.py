@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 from .engine import UNREADABLE, check_source, meta_violation
 from .model import Edit, Fix, Position, Range, Violation
@@ -136,7 +137,7 @@ def map_violation(violation: Violation, cells: list[Cell]) -> Violation:
 
 
 def check_notebook(notebook: str | bytes | dict, path: str | None = None, settings: Settings | None = None,
-                   targets: Targets | None = None) -> list[Violation]:
+                   targets: Targets | None = None, *, project: Any = None) -> list[Violation]:
     """Findings for a notebook (its JSON text or parsed dict), each with its 1-based `cell`."""
     try:
         cells = code_cells(notebook)
@@ -151,5 +152,5 @@ def check_notebook(notebook: str | bytes | dict, path: str | None = None, settin
         cell = _locate(mapped, line - 1)
         return f"line {line - cell.first_line} of cell {cell.number}"
 
-    violations = check_source(text, path, settings, targets, line_label=label)
+    violations = check_source(text, path, settings, targets, line_label=label, project=project)
     return [map_violation(v, mapped) for v in violations]

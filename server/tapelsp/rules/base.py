@@ -11,7 +11,7 @@ import ast
 import inspect
 import re
 from dataclasses import dataclass, field
-from typing import ClassVar, Iterable
+from typing import Any, ClassVar, Iterable
 
 from ..facts.model import Facts
 from ..model import Fix, Position, Range, Related, Severity, Violation
@@ -74,6 +74,9 @@ class Context:
     targets: Targets
     rule: "Rule"
     severity: Severity
+    path: str | None = None
+    # A tapelsp.project.Project when the caller can see the rest of the project, else None.
+    project: Any = None
     violations: list[Violation] = field(default_factory=list)
 
     def report(self, where: ast.AST | Range, message: str, *, related: Iterable[Related] = (),
