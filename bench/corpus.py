@@ -7,6 +7,7 @@ and installs the comparison tools `ruff` and `fixit` (with their dependencies) i
 the same venv. Nothing third-party is committed.
 
     python bench/corpus.py            # set up (if needed) and print the corpora
+    python bench/corpus.py --tensorflow   # also the optional tensorflow/python corpus
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ CORPORA = {
     "keras": "keras",
     "tfp": "tensorflow_probability",
 }
+# Optional, only on request (`ensure_tensorflow()`): the .py files of `tensorflow/python`,
+# extracted from the tensorflow-cpu wheel into the cache. Never installed, never imported.
+TENSORFLOW_WHEEL = "tensorflow-cpu==2.21.*"
+TENSORFLOW_SOURCES = CACHE / "sources" / "tensorflow"
+ALL_CORPORA = (*CORPORA, "tensorflow")
 
 SKIP_DIRS = {"__pycache__", ".git"}
 
@@ -48,10 +54,16 @@ class Env:
     fixit: Path
 
     def corpus(self, name: str) -> Path:
+        if name == "tensorflow":
+            return ensure_tensorflow()
         try:
             return self.site_packages / CORPORA[name]
         except KeyError:
-            raise SystemExit(f"unknown corpus {name!r}; choose from {', '.join(CORPORA)}") from None
+            raise SystemExit(f"unknown corpus {name!r}; choose from {', '.join(ALL_CORPORA)}") from None
+
+    def base(self, name: str) -> Path:
+        """The directory that finding paths are shown relative to."""
+        return TENSORFLOW_SOURCES if name == "tensorflow" else self.site_packages
 
 
 def _bin(venv: Path, name: str) -> Path:
@@ -93,6 +105,38 @@ def ensure(quiet: bool = False) -> Env:
     return env
 
 
+def ensure_tensorflow() -> Path:
+    """`tensorflow/python` sources (~1,200+ files), read out of the wheel; returns their root."""
+    root = TENSORFLOW_SOURCES / "tensorflow" / "python"
+    stamp = TENSORFLOW_SOURCES / "stamp.txt"
+    if root.is_dir() and stamp.exists() and stamp.read_text() == TENSORFLOW_WHEEL:
+        return root
+    import shutil
+    import zipfile
+
+    wheels = CACHE / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    download = [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "-q", "--no-deps",
+                "--only-binary", ":all:", "-d", str(wheels)]
+    try:
+        _run(download + [TENSORFLOW_WHEEL])
+    except subprocess.CalledProcessError:  # no tensorflow-cpu wheel for this platform
+        _run(download + [TENSORFLOW_WHEEL.replace("tensorflow-cpu", "tensorflow")])
+    found = sorted(wheels.glob("tensorflow_cpu-2.21.*.whl")) or sorted(wheels.glob("tensorflow-2.21.*.whl"))
+    if not found:
+        raise SystemExit(f"no tensorflow wheel in {wheels}")
+    shutil.rmtree(TENSORFLOW_SOURCES, ignore_errors=True)
+    with zipfile.ZipFile(found[-1]) as wheel:
+        for member in wheel.namelist():
+            if member.startswith("tensorflow/python/") and member.endswith(".py"):
+                wheel.extract(member, TENSORFLOW_SOURCES)
+    stamp.write_text(TENSORFLOW_WHEEL)
+    for wheel_file in found:
+        wheel_file.unlink()  # 270 MB; pip's own cache keeps it for a rebuild
+    _log(f"extracted tensorflow/python sources from {found[-1].name}")
+    return root
+
+
 def _read_stamp() -> object:
     try:
         return json.loads(STAMP.read_text())
@@ -129,7 +173,8 @@ def main() -> None:
     print(f"venv: {env.venv}")
     for package, version in installed_versions(env).items():
         print(f"  {package} {version}")
-    for name in CORPORA:
+    names = ALL_CORPORA if "--tensorflow" in sys.argv[1:] else CORPORA
+    for name in names:
         files = python_files(env.corpus(name))
         print(f"{name:9s} {len(files):5d} files {count_lines(files):8d} lines  {env.corpus(name)}")
 

@@ -138,7 +138,8 @@ def fallback_worker(directory: str, jobs: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", choices=sorted(corpus.CORPORA), default="tf_keras")
+    parser.add_argument("--corpus", choices=corpus.ALL_CORPORA, default="tf_keras",
+                        help="tf_keras (default), keras, tfp, or tensorflow (tensorflow/python from the wheel)")
     parser.add_argument("--repeat", type=int, default=5, help="rounds per tool (default 5)")
     parser.add_argument("--with-fixit", action="store_true", help="also time `fixit lint` (~75 s per run)")
     parser.add_argument("--fixit-repeat", type=int, default=1,
@@ -197,7 +198,8 @@ def main() -> None:
     if args.with_fixit:
         add("fixit lint", [str(env.fixit), "lint", str(root)], rounds=args.fixit_repeat, ok_codes=tuple(range(256)))
 
-    print(f"corpus: {args.corpus} {versions.get(args.corpus if args.corpus != 'tfp' else 'tensorflow-probability')} "
+    version = versions.get({"tfp": "tensorflow-probability"}.get(args.corpus, args.corpus), "2.21")
+    print(f"corpus: {args.corpus} {version} "
           f"— {len(paths)} files, {lines:,} lines ({root})")
     print(f"machine: {total_cores} cores ({usable_cores} usable), {platform.machine()}, "
           f"Python {platform.python_version()}; ruff {versions['ruff']}, fixit {versions['fixit']}")
