@@ -1,0 +1,38 @@
+"""Runtime proofs: one harness run per session, shared by every test in tests/runtime."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from . import selftest
+from .harness import installed_tensorflow, proven_examples, run_jobs, version_matches
+
+REQUIRE = "TAPELSP_REQUIRE_TENSORFLOW"
+
+
+@pytest.fixture(scope="session")
+def tensorflow_version() -> str:
+    """The installed TensorFlow (package metadata); skip, or fail under TAPELSP_REQUIRE_TENSORFLOW=1."""
+    version = installed_tensorflow()
+    if version is None:
+        message = (f"TensorFlow is not installed for {sys.executable}; "
+                   "`scripts/test` installs it (pip install -e '.[test]')")
+        if os.environ.get(REQUIRE, "") not in ("", "0"):
+            pytest.fail(f"{message} and {REQUIRE} is set", pytrace=False)
+        pytest.skip(message)
+    return version
+
+
+@pytest.fixture(scope="session")
+def proof_results(request: pytest.FixtureRequest, tensorflow_version: str) -> dict:
+    """Every runnable example (and, when test_harness.py is collected, the self-test jobs),
+    run once under real TensorFlow."""
+    proven = proven_examples()
+    jobs = [job for _id, example, job in proven
+            if not example.tensorflow_version or version_matches(example.tensorflow_version, tensorflow_version)]
+    if any(item.path.name == "test_harness.py" for item in request.session.items):
+        jobs += selftest.JOBS + selftest.mutated_catalogue_jobs(proven)
+    return run_jobs(jobs)
