@@ -3,7 +3,8 @@
 Artifact URIs are relative POSIX paths (percent-encoded) for files inside the
 working directory, `file://` URIs otherwise. Regions are 1-based; columns are
 Unicode code points (`columnKind`). A notebook finding's region counts rows
-inside its cell, and the cell number is in the result's `properties.cell`.
+inside its cell, and the cell number is in `properties.cell` of the result and of
+its related locations (which are always in the same cell).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import PurePosixPath
 from urllib.parse import quote
 
 from ... import __version__
-from ...model import FileResult, Range, Severity
+from ...model import FileResult, Range, Related, Severity
 from ...rules import all_rules
 from .findings import Finding, Span, findings
 
@@ -50,7 +51,7 @@ def rule_descriptors() -> list[dict]:
     } for rule in all_rules()]
 
 
-def result_object(finding: Finding, rule_index: dict[str, int]) -> dict:
+def result_object(finding: Finding) -> dict:
     violation = finding.violation
     result: dict = {
         "ruleId": violation.code,
@@ -58,30 +59,31 @@ def result_object(finding: Finding, rule_index: dict[str, int]) -> dict:
         "message": {"text": violation.message},
         "locations": [{"physicalLocation": _physical(finding.path, violation.range)}],
     }
-    if violation.code in rule_index:
-        result["ruleIndex"] = rule_index[violation.code]
     if violation.related:
-        result["relatedLocations"] = [
-            {"id": number, "physicalLocation": _physical(finding.path, related.range),
-             "message": {"text": related.message}}
-            for number, related in enumerate(violation.related)
-        ]
+        result["relatedLocations"] = [_related(finding, number, related)
+                                      for number, related in enumerate(violation.related)]
     if violation.cell is not None:
         result["properties"] = {"cell": violation.cell}
     return result
 
 
+def _related(finding: Finding, number: int, related: Related) -> dict:
+    location: dict = {"id": number, "physicalLocation": _physical(finding.path, related.range),
+                      "message": {"text": related.message}}
+    if finding.violation.cell is not None:
+        location["properties"] = {"cell": finding.violation.cell}
+    return location
+
+
 def sarif_log(results: list[FileResult]) -> dict:
-    rules = rule_descriptors()
-    index = {rule["id"]: number for number, rule in enumerate(rules)}
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "tapelsp", "version": __version__,
-                                "informationUri": INFORMATION_URI, "rules": rules}},
+                                "informationUri": INFORMATION_URI, "rules": rule_descriptors()}},
             "columnKind": "unicodeCodePoints",
-            "results": [result_object(finding, index) for finding in findings(results)],
+            "results": [result_object(finding) for finding in findings(results)],
         }],
     }
 
