@@ -38,14 +38,29 @@ class Parsed:
 
 
 def parse_source(source: SourceText, filename: str = "<unknown>") -> Parsed:
+    if "\0" in source.text:
+        return _parse_with_null_bytes(source, filename)
     try:
         return Parsed(_parse(source.text, filename))
     except SyntaxError as error:
         first = _problem(source, error)
-    except ValueError as error:  # e.g. "source code string cannot contain null bytes"
+        hint = _hint_line(error)
+    except ValueError as error:  # defensive: what ast.parse raised for NULs in older Pythons
         return Parsed(ast.Module(body=[], type_ignores=[]),
                       [SyntaxProblem(str(error), source.line_range(0))], [(0, len(source.lines))])
-    return _recover(source, filename, first)
+    return _recover(source, filename, first, hint)
+
+
+def _parse_with_null_bytes(source: SourceText, filename: str) -> Parsed:
+    """Python refuses the whole file without saying where; point at the first NUL and
+    analyse the file as if each NUL were a space (columns do not move)."""
+    line = next(i for i, text in enumerate(source.lines) if "\0" in text)
+    column = source.lines[line].index("\0")
+    problem = SyntaxProblem("source code string cannot contain null bytes",
+                            Range(Position(line, column), Position(line, column + 1)))
+    parsed = parse_source(SourceText(source.text.replace("\0", " ")), filename)
+    parsed.problems.insert(0, problem)
+    return parsed
 
 
 def _parse(text: str, filename: str) -> ast.Module:
@@ -146,16 +161,20 @@ def _chunks(lines: list[str]) -> list[tuple[int, int]]:
 
 # --- recovery -------------------------------------------------------------------------
 
-def _recover(source: SourceText, filename: str, first: SyntaxProblem) -> Parsed:
+def _recover(source: SourceText, filename: str, first: SyntaxProblem, hint: int | None = None) -> Parsed:
     lines = list(source.lines)
     body: list[ast.stmt] = []
     problems = [first]
     dropped: list[tuple[int, int]] = []
+    # The lines the first error is about: where Python points and, for "expected an
+    # indented block after 'if' statement on line 8", the statement it names. A chunk
+    # holding either reports the same error again; it is not repeated.
+    anchors = {first.range.start.line} | ({hint} if hint is not None else set())
     for start, end in _chunks(lines):
         stmts, lost, problem = _parse_chunk(lines, start, end, filename)
         body.extend(stmts)
         dropped.extend(lost)
-        if problem is not None and not start <= first.range.start.line < end:
+        if problem is not None and not any(start <= line < end for line in anchors):
             problems.append(_problem(source, problem))
     return Parsed(ast.Module(body=body, type_ignores=[]), problems, dropped)
 
@@ -186,6 +205,15 @@ def _parent_header(work: list[str], line: int, start: int) -> int | None:
 
 
 _ON_LINE = re.compile(r"on line (\d+)")
+# Errors about the indentation of one line: blanking that line (and what is indented
+# under it) fixes them, where `pass` at the same indentation would fail again.
+_BAD_INDENT = ("unindent does not match", "unexpected indent", "inconsistent use of tabs")
+
+
+def _hint_line(error: SyntaxError) -> int | None:
+    """The 0-based line an error message names ("... on line 8"), if any."""
+    hint = _ON_LINE.search(str(error.msg))
+    return int(hint.group(1)) - 1 if hint else None
 
 
 def _parse_chunk(lines: list[str], start: int, end: int, filename: str
@@ -206,6 +234,16 @@ def _parse_chunk(lines: list[str], start: int, end: int, filename: str
             if hint:
                 line = int(hint.group(1)) - 1
             local = min(max(line - offset, 0), len(work) - 1)
+            if isinstance(error, IndentationError) and str(error.msg).startswith(_BAD_INDENT) \
+                    and work[local].strip() and (last_line is None or local > last_line):
+                # Only this line's indentation is wrong: drop the line, keep its neighbours.
+                unexpected = str(error.msg).startswith("unexpected indent")
+                stop = _block_end(work, local, len(work)) if unexpected else local + 1
+                for k in range(local, stop):
+                    work[k] = ""
+                lost.append((offset + local, offset + stop))
+                last_line = local
+                continue
             if last_line is not None and local <= last_line:
                 header = _parent_header(work, max(local, last_line), 0)
                 if header is None:
