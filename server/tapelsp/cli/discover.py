@@ -75,12 +75,12 @@ def _walk(top: str, resolver: Resolver, warn) -> list[str]:
             if is_dir:
                 if entry.name in SKIPPED_DIRECTORIES or is_virtualenv(path):
                     continue
-                if resolver.excluded_by(path) is not None:
+                if resolver.excluded_by(path, parents=False) is not None:
                     continue
                 subdirectories.append(path)
             elif is_link and os.path.isdir(path):
                 continue  # symlinked directory: not followed
-            elif is_checked_name(entry.name) and resolver.excluded_by(path) is None:
+            elif is_checked_name(entry.name) and resolver.excluded_by(path, parents=False) is None:
                 files.append(path)
         # Depth first, in name order.
         pending.extend(reversed(subdirectories))

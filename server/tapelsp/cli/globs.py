@@ -6,9 +6,12 @@ options), in POSIX form:
 
 * a glob without `/` matches a file or directory name at any depth
   (`__init__.py`, `*_pb2.py`, `build`);
-* a glob with `/` matches from that directory down (`tests/*.py`, `src/gen/**`);
+* a glob with `/` matches from that directory down (`tests/*.py`, `src/gen/**`,
+  and `./setup.py` or `/setup.py` for a name at the top only);
   `*` and `?` stay inside one path part, `**` spans any number of parts;
-* a glob that matches a directory also matches everything below it.
+* a glob that matches a directory also matches everything below it (while
+  walking a tree the directory is pruned instead, so a directory named on the
+  command line is walked even when a glob matches it or one of its parents).
 """
 
 from __future__ import annotations
@@ -53,20 +56,23 @@ def _compile(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z")
 
 
-def matches(relative: str, pattern: str) -> bool:
-    """Does the POSIX `relative` path (or one of its parent directories) match `pattern`?"""
+def matches(relative: str, pattern: str, *, parents: bool = True) -> bool:
+    """Does the POSIX `relative` path match `pattern`? With `parents`, a matching parent directory counts too."""
     pattern = pattern.strip()
-    if pattern.startswith("./"):
-        pattern = pattern[2:]
+    anchored = pattern.startswith(("./", "/"))
+    pattern = pattern.lstrip("/") if pattern.startswith("/") else pattern[2:] if anchored else pattern
     pattern = pattern.rstrip("/")
     if not pattern:
         return False
     parts = PurePosixPath(relative).parts
-    if "/" not in pattern:
-        regex = _compile(pattern)
-        return any(regex.match(part) for part in parts)
+    if not parts:
+        return False
     regex = _compile(pattern)
-    return any(regex.match("/".join(parts[:end])) for end in range(len(parts), 0, -1))
+    if "/" not in pattern and not anchored:
+        names = parts if parents else parts[-1:]
+        return any(regex.match(name) for name in names)
+    ends = range(len(parts), 0, -1) if parents else (len(parts),)
+    return any(regex.match("/".join(parts[:end])) for end in ends)
 
 
 @dataclass(frozen=True)
@@ -76,13 +82,13 @@ class GlobSet:
     base: str
     patterns: tuple[str, ...] = field(default_factory=tuple)
 
-    def match(self, path: str) -> str | None:
+    def match(self, path: str, *, parents: bool = True) -> str | None:
         """The first glob that matches absolute POSIX `path`, or None (also when `path` is outside `base`)."""
         relative = relative_to(path, self.base)
         if relative is None:
             return None
         for pattern in self.patterns:
-            if matches(relative, pattern):
+            if matches(relative, pattern, parents=parents):
                 return pattern
         return None
 

@@ -55,11 +55,15 @@ class Resolver:
             sets.append(GlobSet(self.cwd, self.options.extend_exclude))
         return sets
 
-    def excluded_by(self, path: str) -> str | None:
-        """The glob that excludes `path` (a file or a directory), or None."""
+    def excluded_by(self, path: str, *, parents: bool = True) -> str | None:
+        """The glob that excludes `path` (a file or a directory), or None.
+
+        `parents=False` looks at the path itself only: the walker uses it, having
+        pruned excluded directories already.
+        """
         path = absolute(path)
         for globs in self._exclusions(self.config_for_file(path)):
-            pattern = globs.match(path)
+            pattern = globs.match(path, parents=parents)
             if pattern is not None:
                 return pattern
         return None
