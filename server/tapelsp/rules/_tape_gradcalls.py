@@ -1,0 +1,455 @@
+"""What the GradientTape rules of issue 3 share: every `tape.gradient(...)` call resolved
+to the tape object it asks, and the statement structure around it.
+
+`gradient_calls(facts)` lists each `gradient` / `jacobian` / `batch_jacobian` call on a
+name bound to a tape in the same scope, with
+- `binding`: the `Tape` record that created the object (`with tf.GradientTape() as t:` or
+  `t = tf.GradientTape()`), found through the def-use layer (exactly one reaching
+  definition, else the call is left out: we do not guess);
+- `entry`: the `with` block of that object that was entered last before the call (the
+  block that recorded what the call can differentiate), or None;
+- `flow`: the def-use flow of the scope; `index`: the statement tree of the scope.
+
+Built once per file and cached on the Facts; flows are built only for scopes that hold
+a gradient call.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from ..facts.dataflow import Def, Flow, end_position, flow_of, inside, position
+from ..facts.model import CallSite, Facts, Scope, Tape
+from ..facts.names import dotted
+
+TAPE_METHODS = ("gradient", "jacobian", "batch_jacobian")
+TERMINATORS = (ast.Return, ast.Raise)
+LOOP_EXITS = (ast.Return, ast.Raise, ast.Break)
+# Methods that hand back something a container already holds (no TensorFlow op).
+ALIAS_METHODS = frozenset({"get", "pop", "copy", "setdefault", "values", "items", "keys"})
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+PathEntry = tuple[ast.stmt, "int | None"]
+
+
+# --- the statement tree of one scope -----------------------------------------------------
+
+def sub_bodies(stmt: ast.stmt) -> list[tuple[int, list[ast.stmt]]]:
+    """The statement lists directly inside a compound statement, with an arm number.
+
+    Arms of an `if`/`match`, and a `try` body against its handlers, exclude each other;
+    arm -1 (a `finally`) runs whatever happened.
+    """
+    if isinstance(stmt, ast.If):
+        return [(0, stmt.body), (1, stmt.orelse)]
+    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+        return [(0, stmt.body), (0, stmt.orelse)]
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return [(0, stmt.body)]
+    if isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        out = [(0, stmt.body), (0, stmt.orelse)]
+        out.extend((i, h.body) for i, h in enumerate(stmt.handlers, start=1))
+        out.append((-1, stmt.finalbody))
+        return out
+    if isinstance(stmt, ast.Match):
+        return [(i, case.body) for i, case in enumerate(stmt.cases)]
+    return []
+
+
+class ScopeIndex:
+    """Paths from a scope's body down to any node in it."""
+
+    def __init__(self, scope: Scope) -> None:
+        node = scope.node
+        body = getattr(node, "body", [])
+        self.body: list[ast.stmt] = body if isinstance(body, list) else []
+        self.scope = scope
+        self._paths: dict[int, list[PathEntry]] = {}
+
+    def path(self, node: ast.AST) -> list[PathEntry]:
+        """(statement, arm) from the outermost statement containing `node` to the innermost.
+
+        The arm of each entry is the sub-body that holds the next entry; the last entry's
+        arm is None (the node is in that statement's own expressions, or is it).
+        """
+        cached = self._paths.get(id(node))
+        if cached is not None:
+            return cached
+        out: list[PathEntry] = []
+        block = self.body
+        while True:
+            found = _containing(block, node)
+            if found is None:
+                break
+            inner: tuple[int, list[ast.stmt]] | None = None
+            if not isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                for arm, sub in sub_bodies(found):
+                    if _containing(sub, node) is not None:
+                        inner = (arm, sub)
+                        break
+            if inner is None or found is node:
+                out.append((found, None))
+                break
+            out.append((found, inner[0]))
+            block = inner[1]
+        self._paths[id(node)] = out
+        return out
+
+    def statement(self, node: ast.AST) -> ast.stmt | None:
+        path = self.path(node)
+        return path[-1][0] if path else None
+
+    def block_of(self, path: list[PathEntry], level: int) -> list[ast.stmt]:
+        """The statement list holding `path[level]`."""
+        if level == 0:
+            return self.body
+        parent, arm = path[level - 1]
+        for sub_arm, sub in sub_bodies(parent):
+            if sub_arm == arm and any(s is path[level][0] for s in sub):
+                return sub
+        return []
+
+
+def _containing(block: list[ast.stmt], node: ast.AST) -> ast.stmt | None:
+    where = position(node)
+    end = end_position(node)
+    for stmt in block:
+        if position(stmt) <= where and end <= end_position(stmt):
+            return stmt
+        if position(stmt) > where:
+            break
+    return None
+
+
+def common_length(a: list[PathEntry], b: list[PathEntry]) -> int:
+    n = 0
+    while n < len(a) and n < len(b) and a[n][0] is b[n][0]:
+        n += 1
+    return n
+
+
+def exclusive(a: list[PathEntry], b: list[PathEntry]) -> bool:
+    """Can at most one of two places run (different arms of one if / match / try)?"""
+    n = common_length(a, b)
+    if n == 0 or n > len(a) or n > len(b):
+        return False
+    stmt, arm_a = a[n - 1]
+    arm_b = b[n - 1][1]
+    if arm_a is None or arm_b is None or arm_a == arm_b:
+        return False
+    if isinstance(stmt, (ast.If, ast.Match)):
+        return True
+    if isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        return arm_a != -1 and arm_b != -1
+    return False
+
+
+def ends_after(index: ScopeIndex, path: list[PathEntry], from_level: int,
+               kinds: tuple[type, ...] = TERMINATORS) -> bool:
+    """Does control leave for good after the innermost statement of `path`, at some level
+    at or below `from_level` (a `return`/`raise` following it in its block, or the
+    statement itself is one)?"""
+    if not path:
+        return False
+    if isinstance(path[-1][0], kinds):
+        return True
+    for level in range(max(from_level, 0), len(path)):
+        block = index.block_of(path, level)
+        stmt = path[level][0]
+        after = False
+        for other in block:
+            if other is stmt:
+                after = True
+                continue
+            if after and isinstance(other, kinds):
+                return True
+    return False
+
+
+# --- gradient calls --------------------------------------------------------------------
+
+@dataclass(eq=False)
+class GradCall:
+    site: CallSite
+    method: str
+    name: str
+    binding: Tape
+    entry: Tape | None
+    flow: Flow
+    index: ScopeIndex
+    # Every `with` block of the same tape object in the scope (the binding's own first).
+    entries: list[Tape] = field(default_factory=list)
+
+    @property
+    def node(self) -> ast.Call:
+        return self.site.node
+
+    @property
+    def target(self) -> ast.expr | None:
+        return argument(self.node, "target", 0)
+
+    @property
+    def sources(self) -> ast.expr | None:
+        return argument(self.node, "source" if self.method == "batch_jacobian" else "sources", 1)
+
+    @property
+    def persistent(self) -> bool | None:
+        return self.binding.option("persistent")
+
+    def inside_entry(self) -> bool:
+        return self.entry is not None and inside(self.node, self.entry.node)
+
+    def after_entry(self) -> bool:
+        return self.entry is not None and position(self.node) >= end_position(self.entry.node)
+
+    def label(self) -> str:
+        return f"{self.name}.{self.method}"
+
+
+def argument(call: ast.Call, name: str, pos: int | None) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if pos is not None and len(call.args) > pos and not any(isinstance(a, ast.Starred) for a in call.args[:pos + 1]):
+        return call.args[pos]
+    return None
+
+
+def gradient_calls(facts: Facts) -> list[GradCall]:
+    cache = facts.__dict__.get("_tape_gradient_calls")
+    if cache is None:
+        cache = _collect(facts)
+        facts.__dict__["_tape_gradient_calls"] = cache
+    return cache
+
+
+def scope_index(facts: Facts, scope: Scope) -> ScopeIndex:
+    indexes = facts.__dict__.setdefault("_tape_scope_indexes", {})
+    found = indexes.get(id(scope))
+    if found is None:
+        found = indexes[id(scope)] = ScopeIndex(scope)
+    return found
+
+
+def _collect(facts: Facts) -> list[GradCall]:
+    names_by_scope: dict[int, tuple[Scope, set[str]]] = {}
+    for tape in facts.tapes:
+        if tape.name is not None:
+            names_by_scope.setdefault(id(tape.scope), (tape.scope, set()))[1].add(tape.name)
+    out: list[GradCall] = []
+    for scope, names in names_by_scope.values():
+        sites = [(site, method) for (receiver, method), calls in scope.method_calls.items()
+                 if method in TAPE_METHODS and receiver in names for site in calls]
+        if not sites:
+            continue
+        flow = flow_of(facts, scope)
+        index = scope_index(facts, scope)
+        tapes = [t for t in facts.tapes if t.scope is scope and t.name in names]
+        for site, method in sites:
+            found = _resolve(site, flow, tapes)
+            if found is None:
+                continue
+            binding, entry, entries = found
+            out.append(GradCall(site, method, site.receiver or "", binding, entry, flow, index, entries))
+    out.sort(key=lambda c: position(c.node))
+    return out
+
+
+def _resolve(site: CallSite, flow: Flow, tapes: list[Tape]) -> tuple[Tape, Tape | None, list[Tape]] | None:
+    name = site.receiver
+    assert name is not None
+    defs = flow.reaching(name, site.node)
+    if len(defs) != 1 or defs[0].kind not in ("with", "assign"):
+        return None
+    made = defs[0].stmt
+    binding = next((t for t in tapes if t.node is made and t.name == name), None)
+    if binding is None:
+        return None
+    # `with tape:` blocks that re-enter an object made by `tape = tf.GradientTape()`.
+    entries = [binding] if binding.item is not None else []
+    entries.extend(t for t in tapes if t is not binding and t.name == name and t.item is not None
+                   and t.call is binding.call and position(t.node) > position(made))
+    if binding.item is not None and len(entries) > 1:
+        return None
+    entry = None
+    where = position(site.node)
+    for candidate in entries:
+        if position(candidate.node) < where:
+            entry = candidate
+    return binding, entry, entries
+
+
+# --- values --------------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Origin:
+    """Where (part of) a value is computed, following plain aliases back.
+
+    kind: "compute" (an op, call or arithmetic: `expr` is computed in `stmt`, or at the
+    use itself when `d` is None), "param", "unknown" (a global, closure, import, a
+    container filled item by item ...), or the Def kind ("with", "def", "handler", "del").
+    """
+
+    kind: str
+    expr: ast.expr | None
+    d: Def | None
+    at: ast.AST
+
+
+def origins(flow: Flow, expr: ast.expr, at: ast.AST, *, _seen: set[int] | None = None,
+            _depth: int = 0) -> list[Origin]:
+    seen = _seen if _seen is not None else set()
+    if _depth > 40:
+        return [Origin("unknown", expr, None, at)]
+    if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+        out: list[Origin] = []
+        for element in expr.elts:
+            out.extend(origins(flow, element, at, _seen=seen, _depth=_depth + 1))
+        return out
+    if isinstance(expr, ast.Starred):
+        return origins(flow, expr.value, at, _seen=seen, _depth=_depth + 1)
+    if isinstance(expr, ast.IfExp):
+        return origins(flow, expr.body, at, _seen=seen, _depth=_depth + 1) + \
+            origins(flow, expr.orelse, at, _seen=seen, _depth=_depth + 1)
+    name = dotted(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
+    if name is not None and (isinstance(expr, ast.Name) or flow.definitions(name)):
+        defs = flow.reaching(name, at)
+        if not defs:
+            if isinstance(expr, ast.Attribute):
+                return origins(flow, expr.value, at, _seen=seen, _depth=_depth + 1)
+            return [Origin("unknown", expr, None, at)]
+        out = []
+        for d in defs:
+            if id(d) in seen:
+                continue
+            seen.add(id(d))
+            out.extend(_origin_of_def(flow, d, seen, _depth))
+        return out
+    if isinstance(expr, ast.Attribute):
+        return origins(flow, expr.value, at, _seen=seen, _depth=_depth + 1)
+    if isinstance(expr, ast.Subscript):
+        return origins(flow, expr.value, at, _seen=seen, _depth=_depth + 1)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ALIAS_METHODS \
+            and isinstance(expr.func.value, (ast.Name, ast.Attribute)):
+        return origins(flow, expr.func.value, at, _seen=seen, _depth=_depth + 1)
+    if isinstance(expr, ast.Constant):
+        return []
+    return [Origin("compute", expr, None, at)]
+
+
+def _origin_of_def(flow: Flow, d: Def, seen: set[int], depth: int) -> list[Origin]:
+    if d.kind == "param":
+        return [Origin("param", None, d, d.stmt)]
+    if d.kind == "for" and d.value is not None:
+        return origins(flow, d.value, d.stmt, _seen=seen, _depth=depth + 1)
+    if d.kind == "augassign" and isinstance(d.stmt, ast.Assign):
+        # `x[i] = v`: a container filled item by item.
+        return [Origin("unknown", d.value, d, d.stmt)]
+    if d.kind in ("assign", "augassign") and d.value is not None:
+        if d.kind == "assign" and _alias_like(d.value):
+            return origins(flow, d.value, d.stmt, _seen=seen, _depth=depth + 1)
+        return [Origin("compute", d.value, d, d.stmt)]
+    return [Origin(d.kind, d.value, d, d.stmt)]
+
+
+def _alias_like(expr: ast.expr) -> bool:
+    if isinstance(expr, (ast.Name, ast.Attribute, ast.Subscript, ast.List, ast.Tuple, ast.Starred, ast.IfExp)):
+        return True
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ALIAS_METHODS
+
+
+def recorded(d: Def, tape: Tape) -> bool:
+    """Is the statement of `d` recorded by the tape object of `tape` (this block or a
+    re-entry with the same name), and not paused by its `stop_recording()`?"""
+    return any(t.name == tape.name and t.scope is tape.scope and d.recorded_by(t) for t in d.tapes)
+
+
+def in_foreign_tape(d: Def, tape: Tape) -> Tape | None:
+    """A tape block around `d` that belongs to another tape and is not one around `tape`."""
+    ancestors = set()
+    parent = tape.parent
+    while parent is not None:
+        ancestors.add(id(parent))
+        parent = parent.parent
+    for t in d.tapes:
+        if t.name != tape.name and id(t) not in ancestors and not _encloses(tape, t):
+            return t
+    return None
+
+
+def _encloses(outer: Tape, inner: Tape) -> bool:
+    parent = inner.parent
+    while parent is not None:
+        if parent is outer:
+            return True
+        parent = parent.parent
+    return False
+
+
+def names_loaded(expr: ast.AST) -> list[ast.Name]:
+    out = []
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            out.append(node)
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, ast.Lambda):
+                stack.append(child)
+    return out
+
+
+def mentions(expr: ast.AST | None, name: str) -> bool:
+    """Does `expr` load `name` (a plain or dotted name), or an attribute chain under it?"""
+    if expr is None:
+        return False
+    head = name.split(".")[0]
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name) and node.id == head and isinstance(node.ctx, ast.Load):
+            if "." not in name:
+                return True
+        if isinstance(node, ast.Attribute):
+            chain = dotted(node)
+            if chain is not None and (chain == name or chain.startswith(name + ".")):
+                return True
+    return False
+
+
+def tape_item_range_node(tape: Tape) -> ast.AST:
+    """The node to point at for a tape: its `tf.GradientTape(...)` item, else its statement."""
+    if tape.item is not None:
+        return tape.item.context_expr
+    return tape.call if tape.call is not None else tape.node
+
+
+def in_comprehension(stmt: ast.stmt | None, node: ast.AST) -> ast.expr | None:
+    """The comprehension of `stmt` whose element part holds `node` (evaluated per item)."""
+    if stmt is None:
+        return None
+    for candidate in ast.walk(stmt):
+        if not isinstance(candidate, COMPREHENSIONS):
+            continue
+        parts: list[ast.AST] = []
+        if isinstance(candidate, ast.DictComp):
+            parts += [candidate.key, candidate.value]
+        else:
+            parts.append(candidate.elt)
+        for generator in candidate.generators:
+            parts.extend(generator.ifs)
+        parts.extend(g.iter for g in candidate.generators[1:])
+        if any(inside(node, part) for part in parts):
+            return candidate
+    return None
+
+
+def stop_recording_around(index: ScopeIndex, node: ast.AST, tape_name: str) -> ast.withitem | None:
+    for stmt, _arm in index.path(node):
+        if isinstance(stmt, (ast.With, ast.AsyncWith)) and not inside(node, stmt.items[0].context_expr):
+            for item in stmt.items:
+                expr = item.context_expr
+                if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+                        and expr.func.attr == "stop_recording" and dotted(expr.func.value) == tape_name:
+                    if any(inside(node, s) for s in stmt.body):
+                        return item
+    return None
