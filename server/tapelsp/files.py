@@ -102,12 +102,16 @@ def decode_python(data: bytes) -> Source:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
         message = str(error.msg if hasattr(error, "msg") else error)
-        if message.startswith("unknown encoding"):
+        if message.startswith("invalid or missing encoding declaration"):
+            # The first lines are not UTF-8 and declare nothing: say where UTF-8 decoding fails.
+            encoding = "utf-8"
+        elif message.startswith("unknown encoding"):
             declared = message.split(":", 1)[-1].strip()
             raise UnreadableFile(f"its coding declaration names an unknown encoding {declared!r}") from None
-        if message.startswith("encoding problem"):
+        elif message.startswith("encoding problem"):
             raise UnreadableFile(f"it starts with a UTF-8 byte-order mark but declares another encoding ({message})") from None
-        raise UnreadableFile(f"its encoding cannot be determined ({message})") from None
+        else:
+            raise UnreadableFile(f"its encoding cannot be determined ({message})") from None
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as error:

@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 
 from ..files import NOTEBOOK_SUFFIX, PYTHON_SUFFIXES
 from .args import UsageError
-from .resolve import Resolver, absolute
+from .resolve import Resolver
 
 SKIPPED_DIRECTORIES = frozenset({
     ".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", ".tox", ".nox",
@@ -39,7 +39,7 @@ def collect(paths: tuple[str, ...], resolver: Resolver, *, warn=None) -> list[st
     force = resolver.options.force_exclude
     found: dict[str, None] = {}
     for given in paths:
-        full = absolute(given)
+        full = resolver.absolute(given)
         if not os.path.lexists(full):
             raise UsageError(f"{given}: no such file or directory")
         if force and resolver.excluded_by(full) is not None:

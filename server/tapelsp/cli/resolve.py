@@ -19,8 +19,10 @@ from .config import ConfigLocator, ProjectConfig, load_pyproject
 from .globs import GlobSet
 
 
-def absolute(path: str) -> str:
-    return os.path.abspath(path).replace(os.sep, "/")
+def absolute(path: str, cwd: str | None = None) -> str:
+    """`path` made absolute against `cwd` (default: the process's), normalised, POSIX separators."""
+    full = os.path.normpath(os.path.join(cwd, path)) if cwd is not None else os.path.abspath(path)
+    return full.replace(os.sep, "/")
 
 
 class Resolver:
@@ -29,9 +31,13 @@ class Resolver:
         self.cwd = absolute(cwd or os.getcwd())
         self._locator = ConfigLocator()
         # --config replaces discovery; ConfigError here ends the run with exit 2.
-        self._fixed: ProjectConfig | None = (load_pyproject(options.config, required=True)
+        self._fixed: ProjectConfig | None = (load_pyproject(self.absolute(options.config), required=True)
                                              if options.config is not None else None)
         self._targets: dict[tuple, Targets] = {}
+
+    def absolute(self, path: str) -> str:
+        """A path from the command line, absolute against this run's working directory."""
+        return absolute(path, self.cwd)
 
     # -- configuration ------------------------------------------------------------
     def config_for_directory(self, directory: str) -> ProjectConfig | None:
@@ -42,7 +48,7 @@ class Resolver:
         return self._locator.for_directory(directory)
 
     def config_for_file(self, path: str) -> ProjectConfig | None:
-        return self.config_for_directory(os.path.dirname(absolute(path)))
+        return self.config_for_directory(os.path.dirname(self.absolute(path)))
 
     # -- exclusion ----------------------------------------------------------------
     def _exclusions(self, config: ProjectConfig | None) -> list[GlobSet]:
@@ -61,7 +67,7 @@ class Resolver:
         `parents=False` looks at the path itself only: the walker uses it, having
         pruned excluded directories already.
         """
-        path = absolute(path)
+        path = self.absolute(path)
         for globs in self._exclusions(self.config_for_file(path)):
             pattern = globs.match(path, parents=parents)
             if pattern is not None:
@@ -84,7 +90,7 @@ class Resolver:
         ignore = pick(options.ignore, config.ignore if config else None)
         extend_select = pick(options.extend_select, config.extend_select if config else None)
         if config is not None and path is not None and config.per_file_ignores:
-            file = absolute(path)
+            file = self.absolute(path)
             for glob, codes in config.per_file_ignores:
                 if GlobSet(config.root, (glob,)).match(file) is not None:
                     ignore += tuple(code for code in codes if code not in ignore)
@@ -104,7 +110,7 @@ class Resolver:
     # -- display ------------------------------------------------------------------
     def display(self, path: str) -> str:
         """How a path is shown: relative to the working directory when inside it, else absolute."""
-        full = absolute(path)
+        full = self.absolute(path)
         prefix = self.cwd if self.cwd.endswith("/") else self.cwd + "/"
         if full.startswith(prefix):
             return full[len(prefix):]
