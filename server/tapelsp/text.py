@@ -6,8 +6,11 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from .model import Position, Range
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 class SourceText:
@@ -15,10 +18,10 @@ class SourceText:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        # keepends=False, but split like the tokenizer: \r\n, \r and \n.
-        self.lines = text.splitlines() or [""]
-        if text.endswith(("\n", "\r")):
-            self.lines.append("")
+        # Split like the tokenizer: only \r\n, \r and \n end a line. (str.splitlines also
+        # splits at form feeds, \x1c-\x1e, \x85, \u2028 and \u2029, which would put every
+        # later line out of step with the line numbers `ast` reports.)
+        self.lines = _NEWLINE.split(text) if "\r" in text else text.split("\n")
         self._ascii = text.isascii()
 
     def line(self, index: int) -> str:
