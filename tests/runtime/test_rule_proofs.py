@@ -17,9 +17,7 @@ PROVEN = proven_examples()
 
 # Proofs that TensorFlow contradicts, waiting for their rule's owner (strict: an XPASS fails,
 # so the entry goes as soon as the example is fixed).
-KNOWN_WRONG = {
-    "MAP002-invalid-1": "the proof looks for a `While` op, but TF 2.21 builds map_fn as `StatelessWhile`",
-}
+KNOWN_WRONG: dict[str, str] = {}
 
 
 def _param(case_id: str, example, job: Job):

@@ -1,0 +1,54 @@
+"""MAP002's suggested replacements, and the shapes of function it leaves alone."""
+
+from __future__ import annotations
+
+import pytest
+
+import tapelsp
+from tapelsp import Settings
+
+
+def suggestion(call: str) -> str | None:
+    source = f"import tensorflow as tf\n\ny = {call}\n"
+    found = [v for v in tapelsp.check_source(source, "t.py", Settings(select=("MAP002",))) if v.code == "MAP002"]
+    if not found:
+        return None
+    return found[0].message.split("Use `", 1)[1].split("`", 1)[0]
+
+
+@pytest.mark.parametrize(("call", "expected"), [
+    ("tf.map_fn(lambda a: a ** 2, x)", "x ** 2"),
+    ("tf.map_fn(tf.nn.relu, x)", "tf.nn.relu(x)"),
+    ("tf.map_fn(tf.math.reduce_max, x)", "tf.math.reduce_max(x, axis=1)"),
+    ("tf.map_fn(lambda r: tf.reduce_sum(r, axis=0), x)", "tf.reduce_sum(x, axis=1)"),
+    ("tf.map_fn(lambda r: tf.reduce_sum(r, axis=-1), x)", "tf.reduce_sum(x, axis=-1)"),
+    ("tf.map_fn(lambda r: tf.reduce_mean(r * w) + b, x)", "tf.reduce_mean(x * w, axis=1) + b"),
+    ("tf.map_fn(lambda t: t[0] - t[1], (a, b), dtype=tf.float32)", "a - b"),
+    ("tf.map_fn(lambda t: tf.maximum(t[0], t[-1]), [a, b], dtype=tf.float32)", "tf.maximum(a, b)"),
+    ("tf.map_fn(lambda r: tf.tensordot(r, W, 1), x)", "tf.tensordot(x, W, 1)"),
+    ("tf.map_fn(lambda r: tf.nn.softmax(r, axis=-1), x)", "tf.nn.softmax(x, axis=-1)"),
+    ("tf.map_fn(lambda a: tf.cast(a, tf.float32) * 2.0, x)", "tf.cast(x, tf.float32) * 2.0"),
+])
+def test_suggestion(call: str, expected: str) -> None:
+    assert suggestion(call) == expected
+
+
+@pytest.mark.parametrize("call", [
+    "tf.map_fn(lambda r: r - tf.reduce_mean(r), x)",            # needs keepdims
+    "tf.map_fn(lambda r: tf.reduce_sum(r, keepdims=True), x)",
+    "tf.map_fn(lambda r: tf.reduce_sum(r, axis=k), x)",         # axis not a literal
+    "tf.map_fn(lambda r: tf.nn.softmax(r, axis=0), x)",         # axis 0 of a row is axis 1 of x
+    "tf.map_fn(lambda r: tf.tensordot(W, r, axes=1), x)",       # contracts the mapped axis
+    "tf.map_fn(lambda t: t[0] * t[2], (a, b), dtype=tf.float32)",  # index out of the tuple
+    "tf.map_fn(lambda t: t * 2, (a, b))",                       # the whole tuple
+    "tf.map_fn(lambda r: tf.where(r), x)",                      # indices: variable length
+    "tf.map_fn(tf.add, x)",                                     # needs two arguments
+    "tf.map_fn(tf.strings.length, s)",
+    "tf.map_fn(lambda r: r[1:] * 2, x)",                        # slicing the element
+    "tf.map_fn(lambda a: a * 2, tf.ragged.constant([[1.0], [2.0, 3.0]]))",
+    "tf.map_fn(lambda a: a * 2, x, fn_output_signature=tf.RaggedTensorSpec(shape=[None]))",
+    "tf.map_fn(lambda a: 2.0, x)",                              # ignores its element
+    "tf.map_fn(user_function, x)",                              # unknown function
+])
+def test_silent(call: str) -> None:
+    assert suggestion(call) is None
