@@ -6,14 +6,18 @@ neutralised line by line so the cell still parses and line numbers stay put.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .engine import UNREADABLE, check_source, meta_violation
+from .engine import SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, check_source, meta_violation
 from .model import Edit, Fix, Position, Range, Violation
+from .parse import TooComplex, parse_source
 from .settings import Settings, Targets
+from .suppression import filter_suppressed
+from .text import SourceText
 
 # Cell magics whose body is still Python.
 _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug", "tensorflow_version", "memit"}
@@ -69,7 +73,12 @@ def neutralise_magics(source: str) -> str:
             return "\n".join("" for _ in lines)
         lines[0] = ""
     out = []
+    continued = False  # the previous line was IPython syntax ending in a backslash
     for line in lines:
+        if continued:
+            out.append("")
+            continued = line.endswith("\\")
+            continue
         assign = _ASSIGN_MAGIC.match(line)
         if assign:
             out.append(f"{assign.group('indent')}{assign.group('target')} = None")
@@ -78,6 +87,8 @@ def neutralise_magics(source: str) -> str:
             out.append(f"{indent}pass")
         else:
             out.append(line)
+            continue
+        continued = line.endswith("\\")  # `%config X = \` goes on on the next line
     return "\n".join(out)
 
 
@@ -153,4 +164,32 @@ def check_notebook(notebook: str | bytes | dict, path: str | None = None, settin
         return f"line {line - cell.first_line} of cell {cell.number}"
 
     violations = check_source(text, path, settings, targets, line_label=label, project=project)
-    return [map_violation(v, mapped) for v in violations]
+    if any(v.code == SYNTAX_ERROR for v in violations) and not any(v.code == TOO_COMPLEX for v in violations):
+        # Jupyter compiles each cell on its own: report syntax errors per cell, where Python
+        # points in that cell, not where the joined program happens to break.
+        violations = [v for v in violations if v.code != SYNTAX_ERROR]
+        violations += _cell_syntax_errors(text, mapped, settings, path)
+    return sorted((map_violation(v, mapped) for v in violations), key=Violation.sort_key)
+
+
+def _cell_syntax_errors(text: str, cells: list[Cell], settings: Settings | None,
+                        path: str | None) -> list[Violation]:
+    found: list[Violation] = []
+    for cell in cells:
+        code = neutralise_magics(cell.source)
+        try:
+            ast.parse(code)
+            continue
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass
+        try:
+            problems = parse_source(SourceText(code)).problems
+        except (TooComplex, RecursionError, MemoryError):
+            continue
+        for problem in problems:
+            rng = Range(Position(problem.range.start.line + cell.first_line, problem.range.start.column),
+                        Position(problem.range.end.line + cell.first_line, problem.range.end.column))
+            violation = meta_violation(SYNTAX_ERROR, f"SyntaxError: {problem.message}", rng, settings, path)
+            if violation is not None:
+                found.append(violation)
+    return filter_suppressed(found, SourceText(text))
