@@ -34,8 +34,8 @@ import corpus  # noqa: E402
 
 REPO = corpus.REPO
 SERVER = REPO / "server"
-CLI_MODULE = "tapelsp.cli.main"
-CLI_LAUNCH = f"import sys; from {CLI_MODULE} import main; sys.exit(main())"
+# What the `tapelsp` console script runs; `python -m tapelsp` is the same entry point.
+CLI_LAUNCH = "import sys; from tapelsp.cli.main import main; sys.exit(main())"
 
 
 @dataclass
@@ -69,6 +69,8 @@ def child_env() -> dict[str, str]:
 def tapelsp_command(args: argparse.Namespace) -> list[str]:
     if args.tapelsp:
         return shlex.split(args.tapelsp)
+    if (SERVER / "tapelsp" / "__main__.py").exists():
+        return [sys.executable, "-m", "tapelsp"]
     return [sys.executable, "-c", CLI_LAUNCH]
 
 
@@ -94,6 +96,19 @@ def timed(cmd: list[str], cwd: Path, check_json: bool = False, ok_codes: tuple[i
             raise SystemExit(f"not JSON output from: {shlex.join(cmd)}") from None
         summary = f"{len(findings)} findings"
     return elapsed, summary
+
+
+def expected_findings(paths: list[Path]) -> int | None:
+    """Findings of an in-process check_source loop over the same files, to check that
+    the CLI really analysed the whole tree (its JSON must list as many)."""
+    code = ("import sys, json; from tapelsp import check_source\n"
+            "n = 0\n"
+            "for p in sys.stdin.read().splitlines():\n"
+            "    n += len(check_source(open(p, encoding='utf-8', errors='replace').read(), p))\n"
+            "print(n)")
+    proc = subprocess.run([sys.executable, "-c", code], input="\n".join(map(str, paths)), capture_output=True,
+                          text=True, env=child_env())
+    return int(proc.stdout) if proc.returncode == 0 else None
 
 
 def parse_all(paths: list[Path]) -> tuple[float, str]:
@@ -204,7 +219,8 @@ def main() -> None:
     print(f"machine: {total_cores} cores ({usable_cores} usable), {platform.machine()}, "
           f"Python {platform.python_version()}; ruff {versions['ruff']}, fixit {versions['fixit']}")
     print(f"rounds: {args.repeat} (fixit: {args.fixit_repeat if args.with_fixit else 'skipped'}), "
-          "each tool once untimed first to warm the file cache\n", flush=True)
+          "each tool once untimed first to warm the file cache")
+    print("load average before: " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + "\n", flush=True)
 
     # Warm-up: the OS file cache, and the tapelsp cache that the warm row then reads.
     for result, cmd, fn, rounds, kw in runners:
@@ -220,7 +236,15 @@ def main() -> None:
             result.note = note or result.note
             print(f"  round {round_no + 1}: {result.label:26s} {elapsed:7.3f} s", file=sys.stderr, flush=True)
 
+    print("load average after:  " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+          + "  (above the core count means other work shared the machine)\n")
     print_table(results, len(paths), lines, have_cli)
+    if have_cli:
+        expected = expected_findings(paths)
+        got = {r.note for r in results if r.label.startswith("tapelsp")}
+        verdict = "matches" if got == {f"{expected} findings"} else "DIFFERS: the CLI did not check the same files?"
+        print(f"\ncross-check: in-process check_source loop finds {expected}; CLI runs reported "
+              f"{', '.join(sorted(got))} -> {verdict}")
 
 
 def print_table(results: list[Result], files: int, lines: int, have_cli: bool) -> None:
