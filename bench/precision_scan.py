@@ -67,7 +67,7 @@ def main() -> None:
         reports.append(report)
 
     print(f"tapelsp {tapelsp.__version__}; rules: {', '.join(codes)}")
-    print(f"versions: " + ", ".join(f"{k} {v}" for k, v in versions.items() if k not in ("ruff", "fixit")))
+    print("versions: " + ", ".join(f"{k} {v}" for k, v in versions.items() if k not in ("ruff", "fixit")))
     print()
     header = f"{'corpus':10s} {'files':>6s} {'lines':>8s} {'secs':>6s} " + " ".join(f"{c:>8s}" for c in codes) \
         + f" {'total':>6s} {'per20k':>7s}"

@@ -251,7 +251,8 @@ def print_table(results: list[Result], files: int, lines: int, have_cli: bool) -
     print(f"{'tool':28s} {'median s':>9s} {'min s':>8s} {'runs':>4s} {'files/s':>9s} {'lines/s':>10s}  note")
     for r in results:
         m = r.median
-        print(f"{r.label:28s} {m:9.3f} {min(r.times):8.3f} {len(r.times):4d} {files / m:9.0f} {lines / m:10.0f}  {r.note}")
+        print(f"{r.label:28s} {m:9.3f} {min(r.times):8.3f} {len(r.times):4d} {files / m:9.0f} "
+              f"{lines / m:10.0f}  {r.note}")
     print()
     by = {r.label: r for r in results}
     subjects = [r for r in results if r.label.startswith(("tapelsp", "fallback"))]
