@@ -298,26 +298,33 @@ class Origin:
 
 
 def origins(flow: Flow, expr: ast.expr, at: ast.AST, *, _seen: set[int] | None = None,
-            _depth: int = 0) -> list[Origin]:
+            _depth: int = 0, _def: Def | None = None) -> list[Origin]:
+    """Where the parts of `expr` (evaluated at `at`) are computed, through plain aliases."""
     seen = _seen if _seen is not None else set()
+    kw = {"_seen": seen, "_depth": _depth + 1, "_def": _def}
     if _depth > 40:
         return [Origin("unknown", expr, None, at)]
     if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
         out: list[Origin] = []
         for element in expr.elts:
-            out.extend(origins(flow, element, at, _seen=seen, _depth=_depth + 1))
+            out.extend(origins(flow, element, at, **kw))
+        return out
+    if isinstance(expr, ast.Dict):
+        out = []
+        for value in expr.values:
+            out.extend(origins(flow, value, at, **kw))
         return out
     if isinstance(expr, ast.Starred):
-        return origins(flow, expr.value, at, _seen=seen, _depth=_depth + 1)
+        return origins(flow, expr.value, at, **kw)
     if isinstance(expr, ast.IfExp):
-        return origins(flow, expr.body, at, _seen=seen, _depth=_depth + 1) + \
-            origins(flow, expr.orelse, at, _seen=seen, _depth=_depth + 1)
+        return origins(flow, expr.body, at, **kw) + \
+            origins(flow, expr.orelse, at, **kw)
     name = dotted(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
     if name is not None and (isinstance(expr, ast.Name) or flow.definitions(name)):
         defs = flow.reaching(name, at)
         if not defs:
             if isinstance(expr, ast.Attribute):
-                return origins(flow, expr.value, at, _seen=seen, _depth=_depth + 1)
+                return origins(flow, expr.value, at, **kw)
             return [Origin("unknown", expr, None, at)]
         out = []
         for d in defs:
@@ -327,34 +334,35 @@ def origins(flow: Flow, expr: ast.expr, at: ast.AST, *, _seen: set[int] | None =
             out.extend(_origin_of_def(flow, d, seen, _depth))
         return out
     if isinstance(expr, ast.Attribute):
-        return origins(flow, expr.value, at, _seen=seen, _depth=_depth + 1)
+        return origins(flow, expr.value, at, **kw)
     if isinstance(expr, ast.Subscript):
-        return origins(flow, expr.value, at, _seen=seen, _depth=_depth + 1)
+        return origins(flow, expr.value, at, **kw)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ALIAS_METHODS \
             and isinstance(expr.func.value, (ast.Name, ast.Attribute)):
-        return origins(flow, expr.func.value, at, _seen=seen, _depth=_depth + 1)
+        return origins(flow, expr.func.value, at, **kw)
     if isinstance(expr, ast.Constant):
         return []
-    return [Origin("compute", expr, None, at)]
+    return [Origin("compute", expr, _def, at)]
 
 
 def _origin_of_def(flow: Flow, d: Def, seen: set[int], depth: int) -> list[Origin]:
     if d.kind == "param":
         return [Origin("param", None, d, d.stmt)]
     if d.kind == "for" and d.value is not None:
-        return origins(flow, d.value, d.stmt, _seen=seen, _depth=depth + 1)
+        return origins(flow, d.value, d.stmt, _seen=seen, _depth=depth + 1, _def=d)
     if d.kind == "augassign" and isinstance(d.stmt, ast.Assign):
         # `x[i] = v`: a container filled item by item.
         return [Origin("unknown", d.value, d, d.stmt)]
     if d.kind in ("assign", "augassign") and d.value is not None:
         if d.kind == "assign" and _alias_like(d.value):
-            return origins(flow, d.value, d.stmt, _seen=seen, _depth=depth + 1)
+            return origins(flow, d.value, d.stmt, _seen=seen, _depth=depth + 1, _def=d)
         return [Origin("compute", d.value, d, d.stmt)]
     return [Origin(d.kind, d.value, d, d.stmt)]
 
 
 def _alias_like(expr: ast.expr) -> bool:
-    if isinstance(expr, (ast.Name, ast.Attribute, ast.Subscript, ast.List, ast.Tuple, ast.Starred, ast.IfExp)):
+    if isinstance(expr, (ast.Name, ast.Attribute, ast.Subscript, ast.List, ast.Tuple, ast.Starred, ast.IfExp,
+                         ast.Dict)):
         return True
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ALIAS_METHODS
 
@@ -453,3 +461,28 @@ def stop_recording_around(index: ScopeIndex, node: ast.AST, tape_name: str) -> a
                     if any(inside(node, s) for s in stmt.body):
                         return item
     return None
+
+
+def calls_by_node(facts: Facts) -> dict[int, GradCall]:
+    return {id(c.node): c for c in gradient_calls(facts)}
+
+
+def gradient_call_in(expr: ast.AST | None, by_node: dict[int, GradCall]) -> GradCall | None:
+    if expr is None:
+        return None
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call) and id(node) in by_node:
+            return by_node[id(node)]
+    return None
+
+
+def connected(flow: Flow, expr: ast.AST, at: ast.AST, tape: Tape) -> Def | None:
+    """A definition recorded by `tape` that the value of `expr` (at `at`) is computed from."""
+    for d in flow.slice(expr, at):
+        if recorded(d, tape):
+            return d
+    return None
+
+
+def encloses(outer: Tape, inner: Tape) -> bool:
+    return _encloses(outer, inner)

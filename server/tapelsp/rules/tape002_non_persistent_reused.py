@@ -163,12 +163,13 @@ class NonPersistentTapeReused(Rule):
             def grad(x, v):
                 with tf.GradientTape() as tape:
                     y = v * x
-                if x is None:
+                    z = y * 2.0
+                if x.shape.rank == 0:
                     return tape.gradient(y, v)
-                return tape.gradient(y * 2.0, v)
+                return tape.gradient(z, v)
 
             g = grad(tf.constant(2.0), tf.Variable(1.0))
-        """, "the first call returns"),
+        """, "the first call returns", proof=Proof(check="assert float(g) == 2.0")),
         valid("""
             import tensorflow as tf
 
