@@ -10,8 +10,11 @@ from .text import SourceText
 _FILE = re.compile(r"^[ \t]*#[ \t]*tapelsp:[ \t]*ignore-file\b", re.MULTILINE)
 # `# tapelsp: ignore`, `# tapelsp: ignore[TAPE001, FUNC]`
 _TAPELSP = re.compile(r"#[ \t]*tapelsp:[ \t]*ignore(?!-)(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
-# `# noqa`, `# noqa: TAPE001,FUNC001`
-_NOQA = re.compile(r"#[ \t]*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]*(?:[ \t]*,?[ \t]*[A-Z]+[0-9]*)*))?", re.IGNORECASE)
+# `# noqa`, `# noqa: TAPE001,FUNC001`. A code is letters and digits (`FUNC001`, `func001`) or
+# a prefix in capitals (`FUNC`), so the words of an explanation after the codes
+# (`# noqa: FUNC001 tape is fine here`) are not read as code prefixes.
+_CODE = r"(?:[A-Za-z]+[0-9]+|[A-Z]+)"
+_NOQA = re.compile(rf"#[ \t]*(?i:noqa)(?P<colon>:[ \t]*(?P<codes>{_CODE}(?:[ \t]*,?[ \t]*{_CODE})*)?)?")
 
 ALL = ("",)
 
@@ -29,6 +32,8 @@ def codes_on_line(line: str) -> tuple[str, ...] | None:
     for pattern in (_TAPELSP, _NOQA):
         for match in pattern.finditer(line):
             codes = match.group("codes")
+            if pattern is _NOQA and match.group("colon") and codes is None and line[match.end():].strip():
+                continue  # `# noqa: not a code`: a malformed directive suppresses nothing
             if codes is None or not codes.strip():
                 bare = True
             else:
