@@ -1,0 +1,209 @@
+"""When code inside a traced tf.function body is safe after all.
+
+Two questions the tf.function rules share:
+
+- Is this object created lazily, once? `if self.v is None: self.v = ...`,
+  `if not self.built:`, `if "k" not in cache:`, `self.opt = self.opt or Adam()`:
+  state created behind a first-call guard is the documented way to create it inside a
+  tf.function, and must stay silent (FUNC001-FUNC003).
+- Does this code really run while TensorFlow traces? A function handed to
+  `tf.py_function` / `tf.numpy_function` runs eagerly at execution time, a
+  `with tf.init_scope():` block runs eagerly at trace time, and the branch of
+  `if tf.executing_eagerly():` never runs in a trace. Eager-only calls there are fine
+  (FUNC005, FUNC006).
+
+Both answers need the parents of nodes, which the facts do not record: `parents(facts)`
+builds that map once per file (a one-entry cache keyed by the tree).
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+
+from ..facts.model import Facts
+from ..versions import Version
+
+FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+# TensorFlow's error for state created on a later trace, before and after its rewording in 2.7.
+VARIABLE_ERROR = ("tf.function only supports singleton tf.Variables created on the first call. "
+                  "Make sure the tf.Variable is only created once or created outside tf.function.")
+VARIABLE_ERROR_BEFORE_2_7 = "tf.function-decorated function tried to create variables on non-first call."
+_REWORDED = Version.parse("2.7")
+
+
+def variable_error(tensorflow: Version) -> str:
+    return VARIABLE_ERROR if tensorflow >= _REWORDED else VARIABLE_ERROR_BEFORE_2_7
+
+
+# --- parents -------------------------------------------------------------------------
+
+_cache = threading.local()
+
+
+def parents(facts: Facts) -> dict[ast.AST, ast.AST]:
+    """Child node -> parent node, for the whole file (built on first use)."""
+    cached = getattr(_cache, "entry", None)
+    if cached is not None and cached[0] is facts.tree:
+        return cached[1]
+    found: dict[ast.AST, ast.AST] = {}
+    stack: list[ast.AST] = [facts.tree]
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            found[child] = node
+            stack.append(child)
+    _cache.entry = (facts.tree, found)
+    return found
+
+
+def ancestors(node: ast.AST, facts: Facts):
+    """(child, parent) pairs from `node` up to the module."""
+    table = parents(facts)
+    child = node
+    parent = table.get(child)
+    while parent is not None:
+        yield child, parent
+        child, parent = parent, table.get(parent)
+
+
+# --- first-call guards -----------------------------------------------------------------
+
+def is_first_call_guard(test: ast.expr) -> bool:
+    """A condition that plausibly holds on the first trace only.
+
+    `self.v is None`, `v is not None`, `not self.built`, `not hasattr(self, "v")`,
+    `"k" not in cache`, `self._layer` (truthiness of a name or attribute), and `and`/`or`
+    combinations containing one. Comparisons of values (`step > 0`) are not guards.
+    """
+    if isinstance(test, ast.BoolOp):
+        return any(is_first_call_guard(value) for value in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        operand = test.operand
+        return isinstance(operand, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) \
+            or is_first_call_guard(operand)
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return True
+    if isinstance(test, ast.Compare):
+        operands = [test.left, *test.comparators]
+        if any(isinstance(o, ast.Constant) and o.value is None for o in operands):
+            return True
+        return any(isinstance(op, (ast.In, ast.NotIn)) for op in test.ops)
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
+        return test.func.id in ("hasattr", "getattr", "isinstance")
+    return False
+
+
+def created_lazily(call: ast.Call, guards: tuple[ast.If, ...], facts: Facts) -> bool:
+    """Is the object `call` makes created behind a first-call guard?
+
+    `guards` are the `if` statements around the call within its function (CallSite.guards).
+    Also accepted: `x = x or Ctor()` and `Ctor() if x is None else x`. Not accepted:
+    `cache.setdefault(k, Ctor())`, whose constructor runs every time.
+    """
+    if any(is_first_call_guard(guard.test) for guard in guards):
+        return True
+    for child, parent in ancestors(call, facts):
+        if isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.Or) and child is not parent.values[0]:
+            return True
+        if isinstance(parent, ast.IfExp) and child is not parent.test and is_first_call_guard(parent.test):
+            return True
+        if isinstance(parent, ast.stmt) or isinstance(parent, FUNCTION_NODES):
+            return False
+    return False
+
+
+# --- code in a traced body that runs eagerly -------------------------------------------
+
+_EAGER_FUNCTION_WRAPPERS = frozenset({
+    "tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func",
+    "tensorflow.experimental.numpy_function",
+})
+
+
+def eager_context(node: ast.AST, facts: Facts) -> str | None:
+    """Why `node`, inside a tf.function body, runs eagerly rather than in the trace (or None).
+
+    Stops at the tf.function's own def: a function traced by TensorFlow is never eager itself.
+    """
+    imports = facts.imports
+    for child, parent in ancestors(node, facts):
+        if isinstance(parent, (ast.With, ast.AsyncWith)) and child in parent.body:
+            for item in parent.items:
+                expr = item.context_expr
+                if isinstance(expr, ast.Call) and _name_ends(imports.resolve(expr.func), "init_scope"):
+                    return "inside `tf.init_scope()`, which runs eagerly"
+        if isinstance(parent, ast.If):
+            eager_branch = _eager_branch(parent.test, imports)
+            if eager_branch == "body" and child in parent.body:
+                return "under `if tf.executing_eagerly():`"
+            if eager_branch == "orelse" and child in parent.orelse:
+                return "in the eager branch of `if not tf.executing_eagerly():`"
+        if isinstance(parent, ast.IfExp):
+            eager_branch = _eager_branch(parent.test, imports)
+            if (eager_branch == "body" and child is parent.body) or (eager_branch == "orelse" and child is parent.orelse):
+                return "in the eager branch of a `tf.executing_eagerly()` test"
+        if isinstance(parent, FUNCTION_NODES):
+            scope = facts.function_scopes.get(parent)
+            if scope is not None and scope.tf_function is not None:
+                return None
+            if _passed_to_eager_wrapper(parent, facts):
+                return "in a function run by `tf.py_function`/`tf.numpy_function`, which runs eagerly"
+    return None
+
+
+def _name_ends(qualname: str | None, name: str) -> bool:
+    return qualname is not None and (qualname == name or qualname.endswith("." + name))
+
+
+def _is_executing_eagerly(expr: ast.expr, imports) -> bool:
+    return isinstance(expr, ast.Call) and not expr.args and _name_ends(imports.resolve(expr.func), "executing_eagerly")
+
+
+def _eager_branch(test: ast.expr, imports) -> str | None:
+    if _is_executing_eagerly(test, imports):
+        return "body"
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _is_executing_eagerly(test.operand, imports):
+        return "orelse"
+    return None
+
+
+def _passed_to_eager_wrapper(function: ast.AST, facts: Facts) -> bool:
+    """Is this def or lambda the function of a `tf.py_function(f, ...)`-style call?"""
+    table = parents(facts)
+    if isinstance(function, ast.Lambda):
+        parent = table.get(function)
+        return isinstance(parent, ast.Call) and _wraps(parent, function, facts)
+    name = getattr(function, "name", None)
+    for qualname in _EAGER_FUNCTION_WRAPPERS:
+        for site in facts.calls_by_name.get(qualname, ()):
+            target = _wrapped_function(site.node)
+            if isinstance(target, ast.Name) and target.id == name:
+                return True
+            if isinstance(target, ast.Attribute) and target.attr == name:
+                return True
+    return False
+
+
+def _wraps(call: ast.Call, function: ast.AST, facts: Facts) -> bool:
+    return facts.imports.resolve(call.func) in _EAGER_FUNCTION_WRAPPERS and _wrapped_function(call) is function
+
+
+def _wrapped_function(call: ast.Call) -> ast.expr | None:
+    if call.args:
+        return call.args[0]
+    for keyword in call.keywords:
+        if keyword.arg in ("func", "fn"):
+            return keyword.value
+    return None
+
+
+def runs_functions_eagerly(facts: Facts) -> bool:
+    """`tf.config.run_functions_eagerly(True)` in the file: tf.functions run as plain Python."""
+    for site in facts.calls_to("tensorflow.config.run_functions_eagerly",
+                               "tensorflow.config.experimental_run_functions_eagerly"):
+        args = site.node.args
+        if args and isinstance(args[0], ast.Constant) and args[0].value is True:
+            return True
+    return False
