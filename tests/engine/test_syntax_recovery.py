@@ -240,4 +240,4 @@ def test_a_file_that_parses_reports_no_syntax_error() -> None:
 def test_syntax_error_can_be_ignored_without_losing_the_rest() -> None:
     source = TWO_FUNCTIONS.format(between="x = (", end="")
     findings = tapelsp.check_source(source, "typing.py", Settings(tensorflow_version="2.21", ignore=("TL001",)))
-    assert [v.code for v in findings] == [CANARY, CANARY]
+    assert [v.code for v in findings if v.code in (CANARY, SYNTAX)] == [CANARY, CANARY]
