@@ -322,7 +322,7 @@ class Evaluator:
 
     def __init__(self, facts: Facts, flow: Flow, tape: Tape, root: Root, mode: str,
                  *, all_recorded: bool = False, params: dict[str, int] | None = None, depth: int = 0,
-                 active_functions: frozenset = frozenset(), distinct: Callable[[str, Root], bool] | None = None,
+                 active_functions: frozenset = frozenset(), distinct: Callable[[str, Root, ast.AST], bool] | None = None,
                  resolve_function: Callable[[ast.expr], Any] | None = None) -> None:
         self.facts = facts
         self.flow = flow
@@ -592,7 +592,7 @@ class Evaluator:
         func = node.func
         args = [*node.args, *(k.value for k in node.keywords)]
         qualname = self.facts.imports.resolve(func)
-        if qualname is not None:
+        if qualname is not None and self.facts.imports.is_tracked_module(qualname):
             return self.library(qualname, node, args, at)
         if isinstance(func, ast.Name) and func.id in _BUILTINS and not self.flow.definitions(func.id) \
                 and func.id not in self.facts.imports.names and not self._env_has(func.id):
@@ -696,7 +696,7 @@ class Evaluator:
         bound = self._bound_library_object(name, at)
         if bound is not None:
             return bound
-        if self.mode == "touch" and self.distinct is not None and self.distinct(name, root):
+        if self.mode == "touch" and self.distinct is not None and self.distinct(name, root, at):
             return DEAD
         return MAYBE
 
@@ -992,17 +992,40 @@ def _read_after(facts: Facts, flow: Flow, use: GradientUse, receiver: str, assig
 
 # --- the analysis, cached ------------------------------------------------------------------
 
-def analyse(facts: Facts) -> list[PathResult]:
+def function_resolver(facts: Facts, project: Any, path: str | None) -> Callable[[ast.expr], int | None]:
+    """For a call of a name imported from another module of the project: DEAD when the function
+    only computes from its arguments (then the call is as live as they are), else None."""
+    from . import _tape_project
+
+    def resolve(func: ast.expr) -> int | None:
+        if project is None or not isinstance(func, ast.Name):
+            return None
+        view = _tape_project.local_view(facts, path)
+        if func.id not in view.imported:
+            return None
+        found = _tape_project.definition(view, func.id, project)
+        if found is None:
+            return None
+        where, node = found
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _tape_project.pure_function(where, node):
+            return DEAD
+        return None
+
+    return resolve
+
+
+def analyse(facts: Facts, project: Any = None, path: str | None = None) -> list[PathResult]:
     """Recorded-mode results for every gradient call and every source root."""
     cached = facts.__dict__.get("_tape_paths")
     if cached is not None:
         return cached
     results: list[PathResult] = []
+    resolver = function_resolver(facts, project, path)
     for use in gradient_uses(facts):
         if not use.roots:
             continue
         for root in use.roots:
-            evaluator = Evaluator(facts, use.flow, use.tape, root, "recorded")
+            evaluator = Evaluator(facts, use.flow, use.tape, root, "recorded", resolve_function=resolver)
             status = evaluator.target(use.target, use.call, use.recorded)
             cuts = list(evaluator.cuts.values())
             if status == DEAD and evaluator.maybe_cuts == 0:
@@ -1012,11 +1035,11 @@ def analyse(facts: Facts) -> list[PathResult]:
     return results
 
 
-def cuts_of(facts: Facts, kind: str) -> list[tuple[PathResult, Cut]]:
+def cuts_of(ctx, kind: str) -> list[tuple[PathResult, Cut]]:
     """(result, cut) pairs of one kind, for results where every route is cut; one per cut node."""
     out: list[tuple[PathResult, Cut]] = []
     seen: set[int] = set()
-    for result in analyse(facts):
+    for result in analyse(ctx.facts, ctx.project, ctx.path):
         if not result.cut_everywhere:
             continue
         for found in result.cuts:
