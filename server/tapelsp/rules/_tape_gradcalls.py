@@ -486,3 +486,49 @@ def connected(flow: Flow, expr: ast.AST, at: ast.AST, tape: Tape) -> Def | None:
 
 def encloses(outer: Tape, inner: Tape) -> bool:
     return _encloses(outer, inner)
+
+
+# --- watch() ----------------------------------------------------------------------------------
+
+def watch_calls(call: GradCall) -> list[CallSite]:
+    """`name.watch(...)` calls on the tape object of `call`, from its creation up to the call."""
+    scope = call.binding.scope
+    start = position(call.binding.node)
+    here = position(call.node)
+    return [site for site in scope.method_calls.get((call.name, "watch"), ())
+            if start <= position(site.node) < here]
+
+
+def watch_position(facts: Facts, call: GradCall, name: str) -> tuple[int, int] | None | bool:
+    """Where the tape first watches `name`: a position, False when it clearly never does,
+    None when it cannot be told (a watch of something that may hold it, the tape handed
+    to other code)."""
+    if tape_escapes(call):
+        return None
+    for site in watch_calls(call):
+        arg = argument(site.node, "tensor", 0)
+        if arg is None:
+            return None
+        if mentions(arg, name):
+            return position(site.node)
+        for d in call.flow.slice(arg, site.node):
+            if mentions(d.value, name):
+                return None
+        if any(isinstance(node, ast.Call) and not _library_call(facts, node) for node in ast.walk(arg)):
+            return None
+    return False
+
+
+def _library_call(facts: Facts, node: ast.Call) -> bool:
+    qualname = facts.imports.resolve(node.func)
+    return qualname is not None and qualname.startswith(("tensorflow.", "numpy.", "keras."))
+
+
+def tape_escapes(call: GradCall) -> bool:
+    """Is the tape's name used other than as `tape.method(...)` / `with tape:` (handed to a
+    helper that might watch for us)?"""
+    scope = call.binding.scope
+    loads = scope.loads.get(call.name, [])
+    receivers = sum(len(sites) for (receiver, _m), sites in scope.method_calls.items() if receiver == call.name)
+    reentries = sum(1 for t in call.entries if t is not call.binding)
+    return len(loads) > receivers + reentries
