@@ -1,0 +1,400 @@
+"""Which names and expressions in one function (or module) body hold TensorFlow tensors.
+
+Shared by the FUNC013-FUNC016, MAP and OPT rules of issue 4. The inference is local and
+deliberately conservative: a value is a tensor when it comes from a TensorFlow op
+(`tf.reduce_sum(...)`, `tf.range(...)`), from a Keras model or layer call, from
+arithmetic, comparison or indexing involving a tensor, or from a name every assignment
+of which is one of those. Parameters count as tensors only with evidence: the
+tf.function's `input_signature`, or every call of the function in the file passing a
+tensor at that position. `x.shape[0]`, `len(x)`, `x.dtype`, `x.numpy()` are not tensors.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable, Iterator
+
+from ..facts.model import Facts, Scope, TfFunction
+
+# Namespaces whose lowercase functions return tensors (or structures of tensors).
+_OP_NAMESPACES = (
+    "tensorflow.", "tensorflow.math.", "tensorflow.nn.", "tensorflow.linalg.", "tensorflow.random.",
+    "tensorflow.signal.", "tensorflow.image.", "tensorflow.strings.", "tensorflow.bitwise.",
+    "tensorflow.raw_ops.", "tensorflow.dtypes.", "tensorflow.experimental.numpy.", "keras.ops.",
+)
+# Lowercase functions in those namespaces that do not return a tensor.
+_NOT_TENSOR = frozenset("""
+    function print name_scope device control_dependencies get_static_value is_tensor
+    is_symbolic_tensor executing_eagerly get_logger set_seed custom_gradient recompute_grad
+    init_scope no_op group make_ndarray make_tensor_proto get_variable variable_scope
+    get_seed dimension_value as_dtype register_tensor_conversion_function autograph
+    executing_eagerly_outside_functions get_global_generator numpy_function_deprecated
+    experimental_run_functions_eagerly run_functions_eagerly config
+""".split())
+# Attributes of a tensor that are Python values.
+_STATIC_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "name", "graph", "op", "device", "rank"})
+# Methods of a tensor that return Python values.
+_PYTHON_METHODS = frozenset({"numpy", "item", "tolist", "get_shape", "as_list", "__len__"})
+# Methods of a tensor or variable that return tensors.
+_TENSOR_METHODS = frozenset({"read_value", "value", "assign", "assign_add", "assign_sub", "__getitem__"})
+
+_COMPARE = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+
+
+def op_returns_tensor(qualname: str | None) -> bool:
+    if not qualname:
+        return False
+    for namespace in _OP_NAMESPACES:
+        if qualname.startswith(namespace):
+            rest = qualname[len(namespace):]
+            if "." in rest or not rest or not rest[0].islower():
+                continue
+            return rest not in _NOT_TENSOR and not rest.endswith("initializer") \
+                and not rest.startswith("assert")
+    return False
+
+
+def walk_body(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every node under `nodes`, not entering nested defs, lambdas or classes."""
+    stack = list(nodes)[::-1]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def function_params(node: ast.AST) -> list[ast.arg]:
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return []
+    args = node.args
+    return [*args.posonlyargs, *args.args]
+
+
+def is_method(facts: Facts, node: ast.AST) -> bool:
+    scope = facts.function_scopes.get(node)
+    return scope is not None and scope.parent is not None and scope.parent.kind == "class"
+
+
+class Tensors:
+    """The tensor-valued names of one body (a function's or the module's)."""
+
+    def __init__(self, facts: Facts, scope: Scope, params: Iterable[str] = (),
+                 outer: "Tensors | None" = None) -> None:
+        self.facts = facts
+        self.scope = scope
+        self.outer = outer
+        self.names: set[str] = set(params)
+        self.variables: set[str] = set()
+        self._model_like = _model_like_names(facts)
+        node = scope.node
+        body = node.body if isinstance(getattr(node, "body", None), list) else []
+        self._infer(body)
+
+    # --- building -----------------------------------------------------------------
+
+    def _infer(self, body: list[ast.stmt]) -> None:
+        assigned: dict[str, list[ast.expr | None]] = {}
+        for node in walk_body(body):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    self._collect(target, node.value, assigned)
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                self._collect(node.target, node.value, assigned)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                # `s += t` makes s a tensor when t is one; `t += 1` keeps a tensor a tensor.
+                assigned.setdefault(node.target.id, []).append(("aug", node.value))  # type: ignore[arg-type]
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                self._collect(node.target, ("iter", node.iter), assigned)  # type: ignore[arg-type]
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    if item.optional_vars is not None:
+                        self._collect(item.optional_vars, None, assigned)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                assigned.setdefault(node.name, []).append(None)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    assigned.setdefault((alias.asname or alias.name).split(".")[0], []).append(None)
+        for name, values in assigned.items():
+            if values and all(self._is_variable_call(v) for v in values):
+                self.variables.add(name)
+        params = set(self.names)
+        self._assigned = set(assigned)
+        self._params = {a.arg for a in function_params(self.scope.node)} | params
+        # Fixpoint: a name is a tensor when every value it is given is a tensor (a tensor
+        # parameter counts as one such value); `s += t` alone makes s one when t is.
+        changed = True
+        while changed:
+            changed = False
+            for name, values in assigned.items():
+                if name in self.names:
+                    continue
+                plain = [v for v in values if not (isinstance(v, tuple) and v[0] == "aug")]
+                augs = [v[1] for v in values if isinstance(v, tuple) and v[0] == "aug"]
+                if (plain and all(self._value_is_tensor(v) for v in plain)) \
+                        or (not plain and any(self.is_tensor(a) for a in augs)):
+                    self.names.add(name)
+                    changed = True
+        for name in params & set(assigned):
+            plain = [v for v in assigned[name] if not (isinstance(v, tuple) and v[0] == "aug")]
+            if not all(self._value_is_tensor(v) for v in plain):
+                self.names.discard(name)
+
+    def _collect(self, target: ast.AST, value, assigned: dict) -> None:
+        if isinstance(target, ast.Name):
+            assigned.setdefault(target.id, []).append(value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            # Unpacking: each element is a tensor when the whole is a structure of tensors.
+            for element in target.elts:
+                self._collect(element.value if isinstance(element, ast.Starred) else element,
+                              ("unpack", value), assigned)
+
+    def _value_is_tensor(self, value) -> bool:
+        if value is None:
+            return False
+        if isinstance(value, tuple):
+            kind, expr = value
+            if kind in ("iter", "aug"):
+                return self.is_tensor(expr)
+            if kind == "unpack":
+                inner = expr[1] if isinstance(expr, tuple) else expr
+                if isinstance(inner, ast.Call):
+                    return op_returns_tensor(self.facts.imports.resolve(inner.func))
+                if isinstance(inner, (ast.Tuple, ast.List)):
+                    return all(self.is_tensor(e) for e in inner.elts)
+            return False
+        return self.is_tensor(value)
+
+    def _is_variable_call(self, value) -> bool:
+        return isinstance(value, ast.Call) and self.facts.imports.resolve(value.func) == "tensorflow.Variable"
+
+    # --- queries ------------------------------------------------------------------
+
+    def local(self, name: str) -> bool:
+        """Is `name` bound in this body (so an outer binding does not apply)?"""
+        return name in self._assigned or name in self._params
+
+    def is_variable(self, expr: ast.expr) -> bool:
+        """Is `expr` a name (or `self.attr`) bound to a tf.Variable?"""
+        if isinstance(expr, ast.Name):
+            if expr.id in self.variables:
+                return True
+            if self.local(expr.id):
+                return False
+            return self.outer.is_variable(expr) if self.outer is not None else False
+        if isinstance(expr, ast.Attribute):
+            name = dotted(expr)
+            return name is not None and name in _variable_attributes(self.facts)
+        return False
+
+    def is_tensor(self, expr: ast.expr | None) -> bool:
+        """Is `expr` a tensor (never a tf.Variable itself, never a Python value)?"""
+        if expr is None:
+            return False
+        if isinstance(expr, ast.Name):
+            if expr.id in self.names:
+                return True
+            if self.local(expr.id) or self.outer is None:
+                return False
+            return self.outer.is_tensor(expr)
+        if isinstance(expr, ast.Call):
+            func = expr.func
+            if op_returns_tensor(self.facts.imports.resolve(func)):
+                return True
+            if isinstance(func, ast.Attribute):
+                if func.attr in _PYTHON_METHODS:
+                    return False
+                if func.attr in _TENSOR_METHODS and (self.is_tensor(func.value) or self.is_variable(func.value)):
+                    return True
+            name = dotted(func)
+            if name is not None and name in _model_like_names(self.facts):
+                return True
+            # `tf.keras.layers.Dense(3)(x)`: a layer built and called at once.
+            if isinstance(func, ast.Call):
+                qualname = self.facts.imports.resolve(func.func) or ""
+                return qualname.startswith("keras.layers.") and qualname.rsplit(".", 1)[-1][:1].isupper()
+            return False
+        if isinstance(expr, ast.BinOp):
+            return self._operand(expr.left) or self._operand(expr.right)
+        if isinstance(expr, ast.UnaryOp):
+            return not isinstance(expr.op, ast.Not) and self._operand(expr.operand)
+        if isinstance(expr, ast.Compare):
+            return all(isinstance(op, _COMPARE) for op in expr.ops) \
+                and any(self._operand(e) for e in (expr.left, *expr.comparators))
+        if isinstance(expr, ast.Subscript):
+            return self._operand(expr.value)
+        if isinstance(expr, ast.Attribute):
+            key = dotted(expr)
+            return key is not None and key in _tensor_attributes(self.facts)
+        if isinstance(expr, ast.IfExp):
+            return self.is_tensor(expr.body) and self.is_tensor(expr.orelse)
+        return False
+
+    def _operand(self, expr: ast.expr) -> bool:
+        return self.is_tensor(expr) or self.is_variable(expr)
+
+
+def dotted(expr: ast.AST) -> str | None:
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _model_like_names(facts: Facts) -> set[str]:
+    cache = facts.__dict__.get("_issue4_model_like")
+    if cache is None:
+        cache = {b.name for b in facts.bindings if b.kind in ("model", "layer")}
+        facts.__dict__["_issue4_model_like"] = cache
+    return cache
+
+
+def _tensor_attributes(facts: Facts) -> set[str]:
+    """`self.x` keys whose assignments in the file include a TensorFlow op result and no
+    plainly non-tensor value (a literal, None, a container, a tf.Variable)."""
+    cache = facts.__dict__.get("_issue4_tensor_attributes")
+    if cache is None:
+        values: dict[str, list[ast.expr]] = {}
+        for node in ast.walk(facts.tree):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                            and target.value.id == "self":
+                        values.setdefault(f"self.{target.attr}", []).append(node.value)
+        cache = set()
+        for key, assigned in values.items():
+            ops = [v for v in assigned if isinstance(v, ast.Call) and op_returns_tensor(facts.imports.resolve(v.func))]
+            plain = [v for v in assigned if isinstance(v, (ast.Constant, ast.List, ast.Dict, ast.Tuple, ast.Set,
+                                                           ast.ListComp, ast.DictComp, ast.Lambda))
+                     or (isinstance(v, ast.Call) and facts.imports.resolve(v.func) == "tensorflow.Variable")]
+            if ops and not plain:
+                cache.add(key)
+        facts.__dict__["_issue4_tensor_attributes"] = cache
+    return cache
+
+
+def _variable_attributes(facts: Facts) -> set[str]:
+    cache = facts.__dict__.get("_issue4_variable_attributes")
+    if cache is None:
+        cache = {b.name for b in facts.bindings if b.kind == "variable" and "." in b.name}
+        facts.__dict__["_issue4_variable_attributes"] = cache
+    return cache
+
+
+# --- per-function entry points -----------------------------------------------------------
+
+def module_tensors(facts: Facts) -> Tensors:
+    cache = facts.__dict__.get("_issue4_module_tensors")
+    if cache is None:
+        cache = Tensors(facts, facts.module)
+        facts.__dict__["_issue4_module_tensors"] = cache
+    return cache
+
+
+def function_tensors(facts: Facts, node: ast.AST, tf_function: TfFunction | None = None) -> Tensors | None:
+    """The tensors of a def or lambda body, with its parameters judged by the evidence."""
+    scope = facts.function_scopes.get(node)
+    if scope is None:
+        return None
+    cache = facts.__dict__.setdefault("_issue4_function_tensors", {})
+    if id(node) in cache:
+        return cache[id(node)]  # None while it is being computed (recursive calls)
+    cache[id(node)] = None
+    params = tensor_params(facts, node, tf_function if tf_function is not None else scope.tf_function)
+    outer = _outer_tensors(facts, scope)
+    tensors = Tensors(facts, scope, params, outer)
+    cache[id(node)] = tensors
+    return tensors
+
+
+def tensors_at(facts: Facts, scope: Scope) -> Tensors | None:
+    """The tensors of the function (or module) body that `scope` belongs to."""
+    function = scope.function
+    if function is None:
+        return module_tensors(facts)
+    return function_tensors(facts, function.node, function.tf_function)
+
+
+def _outer_tensors(facts: Facts, scope: Scope) -> Tensors | None:
+    parent = scope.parent
+    while parent is not None and parent.kind == "class":
+        parent = parent.parent
+    if parent is None:
+        return None
+    if parent.kind == "module":
+        return module_tensors(facts)
+    return function_tensors(facts, parent.node, parent.tf_function)
+
+
+def tensor_params(facts: Facts, node: ast.AST, tf_function: TfFunction | None) -> set[str]:
+    """Parameters that certainly receive tensors: an input_signature, or every call passes one."""
+    params = function_params(node)
+    if is_method(facts, node) and params and params[0].arg in ("self", "cls"):
+        params = params[1:]
+    if not params:
+        return set()
+    if tf_function is not None and isinstance(tf_function.input_signature, (ast.List, ast.Tuple)):
+        count = len(tf_function.input_signature.elts)
+        return {p.arg for p in params[:count]}
+    calls = calls_of(facts, node)
+    if not calls:
+        return set()
+    return {param.arg for index, param in enumerate(params)
+            if all(_passes_tensor(facts, call, index, param.arg) for call in calls)}
+
+
+def _passes_tensor(facts: Facts, site, index: int, name: str) -> bool:
+    call = site.node
+    arg: ast.expr | None = None
+    if any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+        return False
+    if index < len(call.args):
+        arg = call.args[index]
+    else:
+        arg = next((k.value for k in call.keywords if k.arg == name), None)
+    if arg is None:
+        return False
+    tensors = tensors_at(facts, site.scope)
+    return tensors is not None and tensors.is_tensor(arg)
+
+
+def calls_of(facts: Facts, node: ast.AST) -> list:
+    """Calls in this file of the def `node`: by its name, through `self.name`, or through
+    the name that `tf.function(name)` was bound to."""
+    names: set[str] = set()
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        names.add(node.name)
+    for tf_fn in facts.tf_functions:
+        if tf_fn.node is node and tf_fn.kind == "call":
+            for binding in facts.bindings:
+                if binding.kind == "tf_function" and binding.value is tf_fn.origin:
+                    names.add(binding.name.rsplit(".", 1)[-1])
+    if not names:
+        return []
+    method = is_method(facts, node)
+    instances: set[str] = set()
+    if method and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("__call__", "call"):
+        # `obj(x)` calls `__call__` (and, for Keras layers, `call`) of obj's class.
+        owner = facts.function_scopes[node].parent.node  # type: ignore[union-attr]
+        for binding in facts.bindings:
+            value = binding.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                    and value.func.id == getattr(owner, "name", None):
+                instances.add(binding.name)
+    out = []
+    for site in facts.calls:
+        func = site.node.func
+        if method:
+            if isinstance(func, ast.Attribute) and func.attr in names:
+                out.append(site)
+            elif dotted(func) in instances:
+                out.append(site)
+        elif isinstance(func, ast.Name) and func.id in names:
+            out.append(site)
+    return out

@@ -1,0 +1,113 @@
+"""Which function bodies run while a tf.function is traced, and which run outside it.
+
+`Scope.traced_by` covers lexical nesting. A trace also runs the helpers it calls: a
+module-level function called by name, or a method of the same class called through
+`self`. Shared by the FUNC013-FUNC016 rules of issue 4.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..facts.model import Facts, Scope, TfFunction
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def traced_functions(facts: Facts, tf_function: TfFunction) -> set[ast.AST]:
+    """Defs and lambdas whose bodies run during a trace of `tf_function` (its own included)."""
+    cache = facts.__dict__.setdefault("_issue4_traced", {})
+    key = id(tf_function)
+    if key in cache:
+        return cache[key]
+    found: set[ast.AST] = set()
+    if tf_function.node is None:
+        cache[key] = found
+        return found
+    for node, scope in facts.function_scopes.items():
+        if scope.traced_by is tf_function:
+            found.add(node)
+    module_defs, class_defs = _definitions(facts)
+    pending = list(found)
+    while pending:
+        node = pending.pop()
+        scope = facts.function_scopes.get(node)
+        if scope is None:
+            continue
+        owner = scope.enclosing_class
+        for site in _calls_in(facts, node):
+            func = site.node.func
+            target: ast.AST | None = None
+            if isinstance(func, ast.Name):
+                target = module_defs.get(func.id)
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                    and func.value.id in ("self", "cls") and owner is not None:
+                target = class_defs.get((id(owner), func.attr))
+            if target is None or target in found:
+                continue
+            target_scope = facts.function_scopes.get(target)
+            if target_scope is not None and target_scope.tf_function is not None:
+                continue  # another tf.function: a graph of its own
+            found.add(target)
+            for inner, inner_scope in facts.function_scopes.items():
+                if _nested_in(inner_scope, target) and inner not in found:
+                    found.add(inner)
+                    pending.append(inner)
+            pending.append(target)
+    cache[key] = found
+    return found
+
+
+def runs_in_trace(facts: Facts, scope: Scope, tf_function: TfFunction) -> bool:
+    function = scope.function
+    return function is not None and function.node in traced_functions(facts, tf_function)
+
+
+def _nested_in(scope: Scope, node: ast.AST) -> bool:
+    parent = scope.parent
+    while parent is not None:
+        if parent.node is node:
+            return True
+        parent = parent.parent
+    return False
+
+
+def _definitions(facts: Facts) -> tuple[dict[str, ast.AST], dict[tuple[int, str], ast.AST]]:
+    cache = facts.__dict__.get("_issue4_definitions")
+    if cache is None:
+        module_defs: dict[str, ast.AST] = {}
+        class_defs: dict[tuple[int, str], ast.AST] = {}
+        for node, scope in facts.function_scopes.items():
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope.parent is None:
+                continue
+            if scope.parent.kind == "module":
+                module_defs.setdefault(node.name, node)
+            elif scope.parent.kind == "class":
+                class_defs.setdefault((id(scope.parent.node), node.name), node)
+        cache = (module_defs, class_defs)
+        facts.__dict__["_issue4_definitions"] = cache
+    return cache
+
+
+def _calls_in(facts: Facts, node: ast.AST) -> list:
+    cache = facts.__dict__.get("_issue4_calls_by_function")
+    if cache is None:
+        cache = {}
+        for site in facts.calls:
+            function = site.scope.function
+            if function is not None:
+                cache.setdefault(id(function.node), []).append(site)
+        facts.__dict__["_issue4_calls_by_function"] = cache
+    return cache.get(id(node), [])
+
+
+def traced_function_nodes(facts: Facts) -> list[tuple[TfFunction, ast.AST]]:
+    """Every tf.function whose def or lambda is in this file, with that node."""
+    return [(tf_function, tf_function.node) for tf_function in facts.tf_functions
+            if isinstance(tf_function.node, _FUNCTIONS)]
+
+
+def function_name(node: ast.AST | None) -> str:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return f"`{node.name}`"
+    return "(a lambda)"
