@@ -207,3 +207,92 @@ def runs_functions_eagerly(facts: Facts) -> bool:
         if args and isinstance(args[0], ast.Constant) and args[0].value is True:
             return True
     return False
+
+
+# --- is an object made in a traced body used there? ---------------------------------------
+
+def used_after_construction(call: ast.Call, scope, facts: Facts,
+                            methods: tuple[str, ...] | None = None) -> ast.AST | None:
+    """Where the object `call` constructs is used in its function (None when it is not).
+
+    Used: called right away (`Dense(3)(x)`), passed to another call (`model.add(Dense(3))`),
+    or bound to a name or `self.attr` that is read again. With `methods`, only calls of those
+    methods count as uses (`opt.apply_gradients(...)`), besides the chained form.
+    """
+    table = parents(facts)
+    parent = table.get(call)
+    if isinstance(parent, ast.Attribute) and parent.value is call:
+        outer = table.get(parent)
+        if isinstance(outer, ast.Call) and outer.func is parent:
+            return outer if methods is None or parent.attr in methods else None
+        return None
+    if isinstance(parent, ast.Call) and parent.func is call:
+        return parent if methods is None else None
+    if isinstance(parent, (ast.Call, ast.List, ast.Tuple, ast.keyword)) and methods is None:
+        return parent
+    if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is call:
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        for target in targets:
+            name = _dotted(target)
+            if name is None:
+                continue
+            found = _later_use(name, parent, scope, facts, methods)
+            if found is not None:
+                return found
+    return None
+
+
+def _dotted(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        return f"{expr.value.id}.{expr.attr}"
+    return None
+
+
+def _later_use(name: str, statement: ast.stmt, scope, facts: Facts,
+               methods: tuple[str, ...] | None) -> ast.AST | None:
+    if methods is not None:
+        receiver_scopes = [scope] if not name.startswith("self.") else _class_scopes(scope, facts)
+        for candidate in receiver_scopes:
+            for method in methods:
+                sites = candidate.method_calls.get((name, method), ())
+                for site in sites:
+                    if site.node is not statement:
+                        return site.node
+        return None
+    scopes = [scope] if not name.startswith("self.") else _class_scopes(scope, facts)
+    for candidate in scopes:
+        for load in candidate.loads.get(name, ()):
+            if not _inside(load, statement):
+                return load
+        receiver, _, attr = name.partition(".")
+        if attr:
+            for (call_receiver, method), sites in candidate.method_calls.items():
+                if call_receiver == receiver and method == attr:
+                    return sites[0].node
+    return None
+
+
+def _class_scopes(scope, facts: Facts) -> list:
+    """Every scope of the class that `scope` is a method of (or just `scope`)."""
+    current = scope
+    while current is not None and not (current.parent is not None and current.parent.kind == "class"
+                                       and current.kind in ("function", "lambda")):
+        current = current.parent
+    if current is None:
+        return [scope]
+    cls = current.parent
+    found = []
+    for candidate in facts.scopes:
+        probe = candidate
+        while probe is not None and probe is not cls:
+            probe = probe.parent
+        if probe is cls and candidate is not cls:
+            found.append(candidate)
+    return found
+
+
+def _inside(node: ast.AST, statement: ast.stmt) -> bool:
+    return (statement.lineno, statement.col_offset) <= (node.lineno, node.col_offset) <= \
+        (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
