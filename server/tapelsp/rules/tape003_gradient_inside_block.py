@@ -1,0 +1,226 @@
+from __future__ import annotations
+
+import ast
+
+from ..facts.dataflow import Def, inside, position
+from ..model import Severity
+from ..versions import VersionRange
+from ._tape_gradcalls import (
+    GradCall, gradient_calls, recorded, stop_recording_around, tape_item_range_node,
+)
+from .base import Context, Proof, Rule, invalid, valid
+
+PERSISTENT_WARNING = ("Calling GradientTape.gradient on a persistent tape inside its context is significantly "
+                      "less efficient than calling it outside the context")
+REUSE_MESSAGE = "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)"
+
+
+class GradientInsideBlock(Rule):
+    """
+    ## What it does
+    Finds `tape.gradient(...)` (or `jacobian`) called inside the tape's own `with` block
+    while statements after it in the block compute what a later gradient call on the same
+    tape differentiates.
+
+    A single gradient call at the end of the block, nested tapes for higher-order
+    derivatives, and calls under `tape.stop_recording()` are fine and not reported.
+
+    ## Why is this bad?
+    On a non-persistent tape the call stops the recording: nothing after it in the block
+    is recorded, and the later call raises "A non-persistent GradientTape can only be used
+    to compute one set of gradients (or jacobians)". On a persistent tape the gradient
+    computation itself is recorded on the tape, costing CPU time and memory, and TensorFlow
+    warns "Calling GradientTape.gradient on a persistent tape inside its context is
+    significantly less efficient than calling it outside the context".
+
+    ## Example
+    ```python
+    with tf.GradientTape(persistent=True) as tape:
+        actor_loss = ...
+        actor_grads = tape.gradient(actor_loss, actor.trainable_variables)
+        critic_loss = ...
+    critic_grads = tape.gradient(critic_loss, critic.trainable_variables)
+    ```
+
+    ## Use instead
+    ```python
+    with tf.GradientTape(persistent=True) as tape:
+        actor_loss = ...
+        critic_loss = ...
+    actor_grads = tape.gradient(actor_loss, actor.trainable_variables)
+    critic_grads = tape.gradient(critic_loss, critic.trainable_variables)
+    del tape
+    ```
+    """
+
+    code = "TAPE003"
+    name = "gradient-inside-tape-block"
+    summary = "tape.gradient is called inside the tape's block while the block goes on recording"
+    severity = Severity.WARNING
+    tensorflow = VersionRange(">=2.0")
+    triggers = ("GradientTape",)
+    examples = (
+        invalid("""
+            import tensorflow as tf
+
+            actor = tf.Variable(1.0)
+            critic = tf.Variable(2.0)
+            with tf.GradientTape(persistent=True) as tape:
+                actor_loss = actor * actor
+                actor_grad = tape.gradient(actor_loss, actor)
+                critic_loss = critic * 3.0
+            critic_grad = tape.gradient(critic_loss, critic)
+        """, 7, "a persistent tape: the first gradient computation is recorded too",
+            proof=Proof(check="""
+                assert float(actor_grad) == 2.0 and float(critic_grad) == 3.0
+                # the gradient ops were recorded on the tape: it can even differentiate them
+                assert float(tape.gradient(actor_grad, actor)) == 2.0
+            """)),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            with tf.GradientTape() as tape:
+                first = w * w
+                g_first = tape.gradient(first, w)
+                second = w * 5.0
+            g_second = tape.gradient(second, w)
+        """, 6, "a non-persistent tape stops recording at the first call; the second call raises",
+            proof=Proof(raises=("RuntimeError", REUSE_MESSAGE))),
+        invalid("""
+            import tensorflow as tf
+
+            x = tf.Variable(1.0)
+            with tf.GradientTape(persistent=True) as tape:
+                for step in range(3):
+                    y = x * float(step)
+                    g = tape.gradient(y, x)
+            del tape
+        """, 7, "a gradient per step of a loop inside a persistent tape",
+            proof=Proof(check="assert float(g) == 2.0")),
+        valid("""
+            import tensorflow as tf
+
+            x = tf.Variable(2.0)
+            with tf.GradientTape() as tape:
+                y = x * x
+                g = tape.gradient(y, x)
+        """, "one call at the end of the block, nothing recorded after it",
+            proof=Proof(check="assert float(g) == 4.0")),
+        valid("""
+            import tensorflow as tf
+
+            x = tf.Variable(2.0)
+            with tf.GradientTape(persistent=True) as tape:
+                y = x ** 3
+                dy = tape.gradient(y, x)
+                z = dy * 1.0
+            d2y = tape.gradient(z, x)
+            del tape
+        """, "a persistent tape for a second derivative: recording the gradient is the point",
+            proof=Proof(check="assert float(dy) == 12.0 and float(d2y) == 12.0")),
+        valid("""
+            import tensorflow as tf
+
+            x = tf.Variable(2.0)
+            with tf.GradientTape(persistent=True) as tape:
+                y = x * x
+                with tape.stop_recording():
+                    g = tape.gradient(y, x)
+                z = y * 3.0
+            gz = tape.gradient(z, x)
+            del tape
+        """, "the in-block call under tape.stop_recording()",
+            proof=Proof(check="assert float(g) == 4.0 and float(gz) == 12.0")),
+        valid("""
+            import tensorflow as tf
+
+            x = tf.Variable(2.0)
+            with tf.GradientTape() as outer:
+                with tf.GradientTape() as inner:
+                    y = x ** 3
+                    dy = inner.gradient(y, x)
+                z = dy * 2.0
+            d2 = outer.gradient(z, x)
+        """, "nested tapes: the outer one records the inner gradient",
+            proof=Proof(check="assert float(d2) == 24.0")),
+    )
+
+    def check(self, ctx: Context) -> None:
+        calls = [c for c in gradient_calls(ctx.facts) if c.inside_entry()]
+        all_calls = gradient_calls(ctx.facts)
+        for call in calls:
+            if stop_recording_around(call.index, call.node, call.name) is not None:
+                continue
+            found = _later_use(call, all_calls)
+            if found is None:
+                continue
+            later, fed = found
+            self._report(ctx, call, later, fed)
+
+    def _report(self, ctx: Context, call: GradCall, later: GradCall, fed: Def) -> None:
+        entry = call.entry
+        assert entry is not None
+        again = later is call
+        later_text = ("the same call on the next iteration" if again
+                      else f"`{later.label()}` on {ctx.where(later.node)}")
+        if call.persistent:
+            message = (
+                f"`{call.label()}` runs inside the block of the persistent tape `{call.name}` (opened on "
+                f"{ctx.where(entry.node)}), which keeps recording: `{fed.name}` on {ctx.where(fed.stmt)} is "
+                f"recorded for {later_text}. TensorFlow warns \"{PERSISTENT_WARNING}\": the gradient "
+                "computation is recorded on the tape too, costing CPU time and memory. Call it after the "
+                "`with` block (unless you want a higher-order derivative of it).")
+        else:
+            message = (
+                f"`{call.label()}` inside the block of the non-persistent tape `{call.name}` (opened on "
+                f"{ctx.where(entry.node)}) stops its recording, so `{fed.name}` on {ctx.where(fed.stmt)} is not "
+                f"recorded, and {later_text} raises RuntimeError \"{REUSE_MESSAGE}\". Compute every target "
+                "in the block, then call the gradients after it (with `persistent=True` for several calls).")
+        ctx.report(call.node, message, related=[
+            ctx.related(tape_item_range_node(entry), f"the tape `{call.name}`"),
+            ctx.related(fed.stmt, "recorded after the call"),
+            ctx.related(later.node, "the later gradient call"),
+        ])
+
+
+def _later_use(call: GradCall, all_calls: list[GradCall]) -> tuple[GradCall, Def] | None:
+    entry = call.entry
+    assert entry is not None
+    here = position(call.node)
+    result_defs = [d for d in call.flow.ordered if d.value is not None and inside(call.node, d.value)]
+    for later in all_calls:
+        if later.binding is not call.binding or later.entry is not entry or later.target is None:
+            continue
+        if later is call:
+            loop = _loop_inside_block(call)
+            if loop is None or not call.persistent:
+                continue  # non-persistent: TAPE002 reports the repeated call
+            fed = _fed(later, entry, lambda d: inside(d.stmt, loop), result_defs)
+        elif position(later.node) > here:
+            fed = _fed(later, entry, lambda d: d.position > here, result_defs)
+        else:
+            continue
+        if fed is not None:
+            return later, fed
+    return None
+
+
+def _fed(later: GradCall, entry, where, result_defs: list[Def]) -> Def | None:
+    assert later.target is not None
+    slice_ = later.flow.slice(later.target, later.node)
+    if any(d in slice_ for d in result_defs):
+        return None  # differentiates the first gradient: a higher-order derivative
+    for d in slice_:
+        if d.kind in ("assign", "augassign") and recorded(d, entry) and where(d):
+            return d
+    return None
+
+
+def _loop_inside_block(call: GradCall) -> ast.stmt | None:
+    entry = call.entry
+    assert entry is not None
+    for loop in reversed(call.site.loops):
+        if inside(loop, entry.node) and loop is not entry.node:
+            return loop
+    return None
