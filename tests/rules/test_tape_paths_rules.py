@@ -231,3 +231,46 @@ def test_numpy_in_a_seed_style_rl_loop_is_found() -> None:
         grads = tape.gradient(loss, pi.trainable_variables)
     """
     assert _codes(source, code="TAPE007") == [("TAPE007", 18)]
+
+
+def test_tape011_a_loop_without_a_tape_is_left_alone() -> None:
+    source = """
+    import tensorflow as tf
+
+    total = tf.Variable(0.0)
+    for step in range(3):
+        total = total + 1.0
+    """
+    assert _codes(source, code="TAPE011") == []
+
+
+def test_values_appended_to_lists_inside_the_tape_stay_connected() -> None:
+    source = """
+    import tensorflow as tf
+
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+    x = tf.ones((2, 3))
+    with tf.GradientTape() as tape:
+        losses = []
+        for step in range(3):
+            losses.append(tf.reduce_mean(model(x)))
+        total = sum(losses)
+    grads = tape.gradient(total, model.trainable_variables)
+    """
+    assert _codes(source) == []
+
+
+def test_numpy_values_appended_to_a_list_are_cut() -> None:
+    source = """
+    import tensorflow as tf
+
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+    x = tf.ones((2, 3))
+    with tf.GradientTape() as tape:
+        losses = []
+        for step in range(3):
+            losses.append(model(x).numpy().mean())
+        total = tf.constant(sum(losses))
+    grads = tape.gradient(total, model.trainable_variables)
+    """
+    assert _codes(source, code="TAPE007") == [("TAPE007", 9)]

@@ -86,6 +86,9 @@ _PYTHON_PASS = {"abs", "min", "max", "sum", "list", "tuple", "zip", "enumerate",
                 "divmod"}
 _BUILTINS = frozenset(dir(builtins))
 _ASSIGN_METHODS = ("assign", "assign_add", "assign_sub")
+# Methods that put a value into a container (the def-use layer sees only assignments).
+_MUTATORS = ("append", "extend", "insert", "add", "update", "appendleft", "extendleft", "setdefault",
+             "write")
 _MAX_DEPTH = 3
 
 
@@ -393,14 +396,40 @@ class Evaluator:
         if found is not None:
             return found
         defs = self.flow.reaching(name, at)
-        if not defs:
-            return self.unbound(name)
-        result = DEAD
+        result = DEAD if defs else self.unbound(name)
         for d in defs:
             result = max(result, self.define(d, name))
             if result == LIVE:
-                break
+                return result
+        return max(result, self.mutations(name, at))
+
+    def mutations(self, name: str, at: ast.AST) -> int:
+        """`losses.append(loss)`: what went into a container before `at` (or earlier in a loop)."""
+        result = DEAD
+        method_calls = self.flow.scope.method_calls
+        for method in _MUTATORS:
+            for site in method_calls.get((name, method), ()):
+                if site.node is at or inside(at, site.node):
+                    continue
+                if position(site.node) >= position(at) and not any(inside(at, loop) for loop in site.loops):
+                    continue
+                key = id(site.node)
+                if key in self.active:
+                    continue
+                self.active.add(key)
+                try:
+                    recorded = self.mode == "touch" or self.all_recorded or self._site_recorded(site)
+                    for arg in [*site.node.args, *(k.value for k in site.node.keywords)]:
+                        if recorded or _passthrough(arg):
+                            result = max(result, self.value(arg, site.node))
+                finally:
+                    self.active.discard(key)
+                if result == LIVE:
+                    return result
         return result
+
+    def _site_recorded(self, site: CallSite) -> bool:
+        return self.tape in site.tapes and not any(inside(site.node, b) for b in self._paused)
 
     def unbound(self, name: str) -> int:
         if self.mode == "recorded":
@@ -684,6 +713,8 @@ class Evaluator:
         name = dotted(func)
         if isinstance(func, ast.Subscript):
             return self.callee(func.value, at)
+        if isinstance(func, ast.Attribute) and name is None:
+            return self.value(func.value, at)
         if isinstance(func, (ast.Call, ast.Lambda)):
             return self.value(func, at)
         if name is None:
@@ -693,6 +724,11 @@ class Evaluator:
             return LIVE
         if self._env_has(name):
             return DEAD
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            # `arr.mean()`, `h.reshape(...)`: a method of a local value is as live as the value.
+            defs = self.flow.reaching(func.value.id, at)
+            if defs and all(d.kind in ("assign", "augassign", "for") for d in defs):
+                return self.value(func.value, at)
         bound = self._bound_library_object(name, at)
         if bound is not None:
             return bound

@@ -182,9 +182,15 @@ class VariableRebound(Rule):
     def _used_again(self, ctx: Context, flow, d: Def, name: str, origin: Def) -> bool:
         """Is the rebound name used as a variable later: in the next iteration, by `.assign`,
         as a gradient source or watched?"""
-        if any(not inside(origin.stmt, loop) for loop in d.loops):
-            return True
         scope = flow.scope
+        outer_loops = [loop for loop in d.loops if not inside(origin.stmt, loop)]
+        if outer_loops:
+            # The next iteration uses the tensor: a bug when a tape reads it there.
+            loop = outer_loops[0]
+            tapes = [t for t in ctx.facts.tapes if t.scope is scope and t.item is not None and inside(t.node, loop)]
+            for load in scope.loads.get(name, ()):
+                if inside(load, loop) and any(inside(load, t.node) for t in tapes):
+                    return True
         for method in _ASSIGN_METHODS:
             for site in scope.method_calls.get((name, method), ()):
                 if position(site.node) > position(d.stmt) and d in flow.reaching(name, site.node):
