@@ -47,7 +47,18 @@ def act(values):
 ALL_THREE = TAPE + "\n\n" + FUNC.split("\n", 1)[1] + "\n\n" + MAP.split("\n", 1)[1]
 
 
-def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+# The rules these tests are about. The catalogue keeps growing and several rules may see
+# the same bug from different sides, so CLI tests pin the selection: a configuration with
+# PINNED_CONFIG is written at the root of every tree that does not bring its own.
+PINNED = ("TAPE001", "FUNC001", "MAP002")
+PINNED_SELECT = ",".join(PINNED)
+PINNED_CONFIG = "[tool.tapelsp]\nselect = [" + ", ".join(f'"{code}"' for code in PINNED) + "]\n"
+
+
+def write_tree(root: Path, files: dict[str, str | bytes], *, pin: bool = True) -> Path:
+    """Write `files` under `root`; without a root pyproject.toml, one pinning the rules is added."""
+    if pin and "pyproject.toml" not in files and not (root / "pyproject.toml").exists():
+        (root / "pyproject.toml").write_text(PINNED_CONFIG, encoding="utf-8")
     for name, content in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,7 @@ from tapelsp.cli.config import KNOWN_KEYS, ConfigLocator, load_pyproject
 from tapelsp.cli.resolve import Resolver
 
 from .helpers import run_in_process
-from .sources import ALL_THREE, FUNC, MAP, TAPE, codes, write_tree
+from .sources import ALL_THREE, FUNC, MAP, PINNED_CONFIG, TAPE, codes, write_tree
 
 
 def check(tree, *args):
@@ -20,13 +20,13 @@ def check(tree, *args):
 
 def test_nearest_pyproject_with_a_tapelsp_table_wins(tmp_path):
     write_tree(tmp_path, {
-        "pyproject.toml": '[tool.tapelsp]\nselect = ["TAPE"]\n',
+        "pyproject.toml": '[tool.tapelsp]\nselect = ["TAPE001"]\n',
         "a/all.py": ALL_THREE,
         # a/b has a pyproject.toml without [tool.tapelsp]: discovery goes on up to the root one.
         "a/b/pyproject.toml": "[project]\nname = 'b'\n",
         "a/b/all.py": ALL_THREE,
         # a/c has its own table: it wins for everything below it.
-        "a/c/pyproject.toml": '[tool.tapelsp]\nselect = ["MAP"]\n',
+        "a/c/pyproject.toml": '[tool.tapelsp]\nselect = ["MAP002"]\n',
         "a/c/d/all.py": ALL_THREE,
     })
     assert codes(check(tmp_path).out) == [
@@ -34,7 +34,7 @@ def test_nearest_pyproject_with_a_tapelsp_table_wins(tmp_path):
 
 
 def test_configuration_is_found_from_the_file_not_the_working_directory(tmp_path):
-    write_tree(tmp_path, {"proj/pyproject.toml": '[tool.tapelsp]\nselect = ["FUNC"]\n', "proj/src/all.py": ALL_THREE,
+    write_tree(tmp_path, {"proj/pyproject.toml": '[tool.tapelsp]\nselect = ["FUNC001"]\n', "proj/src/all.py": ALL_THREE,
                           "elsewhere/.keep": ""})
     outcome = check(tmp_path / "elsewhere", "../proj/src/all.py")
     assert codes(outcome.out) == [f"{(tmp_path / 'proj/src/all.py').as_posix()}:15:13: FUNC001"]
@@ -43,7 +43,7 @@ def test_configuration_is_found_from_the_file_not_the_working_directory(tmp_path
 def test_every_key(tmp_path):
     write_tree(tmp_path, {"pyproject.toml": """\
 [tool.tapelsp]
-select = ["TAPE", "MAP"]
+select = ["TAPE001", "MAP002"]
 ignore = ["MAP002"]
 extend-select = ["FUNC001"]
 exclude = ["skipped"]
@@ -59,7 +59,7 @@ tensorflow-probability-version = "0.24"
         "tests/deep/all.py:7:10: TAPE001", "tests/deep/all.py:15:13: FUNC001",
     ]
     settings = Resolver(Options(check=True), cwd=str(tmp_path)).settings_for(str(tmp_path / "tests/all.py"))
-    assert settings.select == ("TAPE", "MAP")
+    assert settings.select == ("TAPE001", "MAP002")
     assert settings.ignore == ("MAP002", "TAPE001")
     assert settings.extend_select == ("FUNC001",)
     assert (settings.tensorflow_version, settings.keras_version, settings.tensorflow_probability_version) == (
@@ -82,14 +82,14 @@ tensorflow-probability-version = "0.24"
 ])
 def test_per_file_ignores_globs(tmp_path, glob, ignored):
     files = ["m.py", "sub/m.py", "sub/deep/m.py"]
-    write_tree(tmp_path, {"pyproject.toml": f'[tool.tapelsp]\nper-file-ignores = {{ "{glob}" = ["MAP002"] }}\n',
+    write_tree(tmp_path, {"pyproject.toml": PINNED_CONFIG + f'per-file-ignores = {{ "{glob}" = ["MAP002"] }}\n',
                           **{name: MAP for name in files}})
     reported = {head.split(":")[0] for head in codes(check(tmp_path).out)}
     assert sorted(set(files) - reported) == sorted(ignored)
 
 
 def test_per_file_ignores_are_relative_to_the_configuration_directory(tmp_path):
-    write_tree(tmp_path, {"proj/pyproject.toml": '[tool.tapelsp]\nper-file-ignores = { "gen/*.py" = ["TAPE"] }\n',
+    write_tree(tmp_path, {"proj/pyproject.toml": PINNED_CONFIG + 'per-file-ignores = { "gen/*.py" = ["TAPE"] }\n',
                           "proj/gen/t.py": TAPE, "proj/other/gen/t.py": TAPE})
     # From the parent directory, from inside, and naming the file: always proj/gen only.
     assert codes(check(tmp_path).out) == ["proj/other/gen/t.py:7:10: TAPE001"]
@@ -98,7 +98,7 @@ def test_per_file_ignores_are_relative_to_the_configuration_directory(tmp_path):
 
 
 def test_exclude_is_relative_to_the_configuration_directory(tmp_path):
-    write_tree(tmp_path, {"proj/pyproject.toml": '[tool.tapelsp]\nexclude = ["build/*", "*_pb2.py"]\n',
+    write_tree(tmp_path, {"proj/pyproject.toml": PINNED_CONFIG + 'exclude = ["build/*", "*_pb2.py"]\n',
                           "proj/build/t.py": TAPE, "proj/src/build/t.py": TAPE, "proj/src/x_pb2.py": TAPE})
     assert codes(check(tmp_path).out) == ["proj/src/build/t.py:7:10: TAPE001"]
 
@@ -150,14 +150,14 @@ def test_invalid_toml_that_mentions_tapelsp_is_an_error(tmp_path):
 
 
 def test_invalid_toml_that_never_mentions_tapelsp_is_skipped(tmp_path):
-    write_tree(tmp_path, {"pyproject.toml": '[tool.tapelsp]\nselect = ["FUNC"]\n',
+    write_tree(tmp_path, {"pyproject.toml": '[tool.tapelsp]\nselect = ["FUNC001"]\n',
                           "sub/pyproject.toml": "[project\nname = 'broken'\n", "sub/all.py": ALL_THREE})
     outcome = check(tmp_path)
     assert codes(outcome.out) == ["sub/all.py:15:13: FUNC001"]
 
 
 def test_an_error_only_matters_when_a_checked_file_uses_that_configuration(tmp_path):
-    write_tree(tmp_path, {"good/pyproject.toml": '[tool.tapelsp]\nselect = ["TAPE"]\n', "good/t.py": TAPE,
+    write_tree(tmp_path, {"good/pyproject.toml": '[tool.tapelsp]\nselect = ["TAPE001"]\n', "good/t.py": TAPE,
                           "bad/pyproject.toml": "[tool.tapelsp]\nnope = 1\n", "bad/t.py": TAPE})
     assert check(tmp_path, "good").code == 1
     assert check(tmp_path, "bad").code == 2
@@ -186,12 +186,14 @@ def test_load_pyproject_without_table(tmp_path):
 
 
 def test_selectors_are_case_insensitive_and_may_be_ALL(tmp_path):
-    write_tree(tmp_path, {"pyproject.toml": '[tool.tapelsp]\nselect = ["all"]\nignore = ["tape", "map002"]\n',
-                          "all.py": ALL_THREE})
-    assert codes(check(tmp_path).out) == ["all.py:15:13: FUNC001"]
+    write_tree(tmp_path, {"pyproject.toml": '[tool.tapelsp]\nselect = ["all"]\nignore = ["tape", "map", "func0", "tl"]\n',
+                          "all.py": ALL_THREE, "latin.py": b"x = '\xe9'\n"})
+    assert codes(check(tmp_path).out) == []
+    write_tree(tmp_path, {"pyproject.toml": '[tool.tapelsp]\nselect = ["func001", "Tape001"]\n'})
+    assert codes(check(tmp_path, "all.py").out) == ["all.py:7:10: TAPE001", "all.py:15:13: FUNC001"]
 
 
 def test_meta_codes_can_be_ignored_per_file(tmp_path):
-    write_tree(tmp_path, {"pyproject.toml": '[tool.tapelsp]\nper-file-ignores = { "vendor/*" = ["TL002"] }\n',
+    write_tree(tmp_path, {"pyproject.toml": PINNED_CONFIG + 'per-file-ignores = { "vendor/*" = ["TL002"] }\n',
                           "vendor/latin.py": b"x = '\xe9'\n", "latin.py": b"x = '\xe9'\n"})
     assert codes(check(tmp_path).out) == ["latin.py:1:1: TL002"]

@@ -12,9 +12,9 @@ from tapelsp import Settings, files
 from tapelsp.model import Position, Range
 
 from .helpers import run_in_process
-from .sources import MAP, TAPE, codes, write_tree
+from .sources import MAP, PINNED, TAPE, codes, write_tree
 
-SETTINGS = Settings(tensorflow_version="2.21")
+SETTINGS = Settings(select=PINNED, tensorflow_version="2.21")
 
 
 def check(path):
@@ -52,6 +52,16 @@ def test_line_endings_keep_editor_line_numbers(tmp_path, newline):
     source = "# a comment\n\n" + MAP
     (tmp_path / "m.py").write_bytes(source.replace("\n", newline).encode())
     assert summary(check(tmp_path / "m.py")) == [("MAP002", 7, 12)]
+
+
+def test_form_feed_and_unicode_line_separators_do_not_end_lines(tmp_path):
+    # Python (and editors) end lines only at \r\n, \r and \n; str.splitlines would also split here.
+    source = "import tensorflow as tf\n\x0c\n# a\x0cb \u2028 c \x1c d\ns = 'x\u2029y'\n" + MAP.split("\n", 1)[1]
+    (tmp_path / "m.py").write_text(source, encoding="utf-8")
+    assert summary(check(tmp_path / "m.py")) == [("MAP002", 8, 12)]
+    suppressed = source.replace("values)\n", "values)  # noqa: MAP002\n")
+    (tmp_path / "m.py").write_text(suppressed, encoding="utf-8")
+    assert summary(check(tmp_path / "m.py")) == []
 
 
 def test_mixed_line_endings(tmp_path):
@@ -230,7 +240,7 @@ def test_notebook_with_bom_and_finding_in_cell_2(tmp_path):
 
 def test_unreadable_file_respects_ignore(tmp_path):
     (tmp_path / "latin.py").write_bytes(b"x = '\xe9'\n")
-    result = files.check_path(tmp_path / "latin.py", Settings(ignore=("TL002",)))
+    result = files.check_path(tmp_path / "latin.py", Settings(select=PINNED, ignore=("TL002",)))
     assert result.violations == ()
     assert result.error.startswith("Cannot read file: it is not valid UTF-8")
 

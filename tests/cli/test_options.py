@@ -10,7 +10,7 @@ from tapelsp.cli.main import NO_SERVER_YET
 from tapelsp.docs import explain, list_rules
 
 from .helpers import run_in_process
-from .sources import ALL_THREE, CLEAN, FUNC, MAP, TAPE, codes, write_tree
+from .sources import ALL_THREE, CLEAN, FUNC, MAP, PINNED_CONFIG, TAPE, codes, write_tree
 
 
 @pytest.fixture
@@ -37,9 +37,8 @@ def test_clean_run_exits_0(tree):
 
 @pytest.mark.parametrize("args, expected", [
     (["--select", "TAPE001"], ["all.py:7:10: TAPE001"]),
-    (["--select", "TAPE,MAP"], ["all.py:7:10: TAPE001", "all.py:22:12: MAP002"]),
-    (["--select", "TAPE", "--select", "FUNC001"], ["all.py:7:10: TAPE001", "all.py:15:13: FUNC001"]),
-    (["--select", "ALL", "--ignore", "FUNC,MAP"], ["all.py:7:10: TAPE001"]),
+    (["--select", "TAPE001,MAP002"], ["all.py:7:10: TAPE001", "all.py:22:12: MAP002"]),
+    (["--select", "TAPE001", "--select", "FUNC001"], ["all.py:7:10: TAPE001", "all.py:15:13: FUNC001"]),
     (["--ignore", "TAPE001"], ["all.py:15:13: FUNC001", "all.py:22:12: MAP002"]),
     (["--select", "map002", "--extend-select", "FUNC001"], ["all.py:15:13: FUNC001", "all.py:22:12: MAP002"]),
     (["--select", "TAPE001", "--ignore", "TAPE001"], []),
@@ -48,6 +47,22 @@ def test_rule_selection(tree, args, expected):
     outcome = check(tree, "all.py", *args)
     assert codes(outcome.out) == expected
     assert outcome.code == (1 if expected else 0)
+
+
+@pytest.mark.parametrize("selectors, allowed, required", [
+    ("TAPE", ("TAPE",), {"TAPE001"}),
+    ("MAP,FUNC00", ("MAP", "FUNC00"), {"MAP002", "FUNC001"}),
+    ("tape00,map", ("TAPE00", "MAP"), {"TAPE001", "MAP002"}),
+    ("ALL", ("",), {"TAPE001", "FUNC001", "MAP002"}),
+])
+def test_prefix_selection(tree, selectors, allowed, required):
+    """Prefixes select every rule code they start; other rules may join the catalogue, so check membership."""
+    found = {head.rsplit(" ", 1)[1] for head in codes(check(tree, "all.py", "--select", selectors).out)}
+    assert required <= found
+    assert all(code.startswith(allowed) for code in found)
+    found = {head.rsplit(" ", 1)[1] for head in codes(check(tree, "all.py", "--select", "ALL",
+                                                            "--ignore", selectors).out)}
+    assert not any(code.startswith(allowed) for code in found)
 
 
 @pytest.mark.parametrize("option", ["--select", "--ignore", "--extend-select"])
@@ -59,11 +74,11 @@ def test_unknown_rule_code_is_a_usage_error(tree, option):
 
 
 def test_command_line_selection_overrides_configuration(tree):
-    write_tree(tree, {"pyproject.toml": '[tool.tapelsp]\nselect = ["MAP"]\nignore = ["TAPE"]\n'})
+    write_tree(tree, {"pyproject.toml": '[tool.tapelsp]\nselect = ["MAP002"]\nignore = ["TAPE001"]\n'})
     assert codes(check(tree, "all.py").out) == ["all.py:22:12: MAP002"]
     # --select replaces `select`; the configured `ignore` still applies.
-    assert codes(check(tree, "all.py", "--select", "TAPE,FUNC").out) == ["all.py:15:13: FUNC001"]
-    assert codes(check(tree, "all.py", "--select", "TAPE,FUNC", "--ignore", "MAP").out) == [
+    assert codes(check(tree, "all.py", "--select", "TAPE001,FUNC001").out) == ["all.py:15:13: FUNC001"]
+    assert codes(check(tree, "all.py", "--select", "TAPE001,FUNC001", "--ignore", "MAP").out) == [
         "all.py:7:10: TAPE001", "all.py:15:13: FUNC001"]
     assert codes(check(tree, "all.py", "--extend-select", "FUNC001").out) == [
         "all.py:15:13: FUNC001", "all.py:22:12: MAP002"]
@@ -101,11 +116,12 @@ def test_unknown_output_format_is_a_usage_error(tree):
 
 def test_tensorflow_version_option_overrides_configuration(tree):
     # FUNC001 applies to TensorFlow >= 2.0.
-    write_tree(tree, {"pyproject.toml": '[tool.tapelsp]\ntensorflow-version = "1.15"\n'})
+    write_tree(tree, {"pyproject.toml": PINNED_CONFIG + 'tensorflow-version = "1.15"\n'})
     assert codes(check(tree, "all.py").out) == ["all.py:7:10: TAPE001", "all.py:22:12: MAP002"]
     assert codes(check(tree, "all.py", "--tensorflow-version", "2.16").out) == [
         "all.py:7:10: TAPE001", "all.py:15:13: FUNC001", "all.py:22:12: MAP002"]
     assert "FUNC001" not in check(tree, "all.py", "--isolated", "--tensorflow-version", "1.15").out
+    assert "FUNC001" in check(tree, "all.py", "--isolated", "--tensorflow-version", "2.0").out
 
 
 def test_bad_tensorflow_version_is_a_usage_error(tree):
@@ -132,15 +148,16 @@ def test_config_option_with_missing_file(tree):
 
 
 def test_config_option_without_table_means_defaults(tree):
-    write_tree(tree, {"pyproject.toml": '[tool.tapelsp]\nselect = ["MAP"]\n', "plain.toml": "[project]\nname = 'x'\n"})
-    assert len(codes(check(tree, "all.py", "--config", "plain.toml").out)) == 3
+    write_tree(tree, {"pyproject.toml": '[tool.tapelsp]\nselect = ["MAP002"]\n', "plain.toml": "[project]\nname = 'x'\n"})
+    found = {head.rsplit(" ", 1)[1] for head in codes(check(tree, "all.py", "--config", "plain.toml").out)}
+    assert {"TAPE001", "FUNC001", "MAP002"} <= found
 
 
 def test_isolated_ignores_configuration(tree):
-    write_tree(tree, {"pyproject.toml": '[tool.tapelsp]\nselect = ["MAP"]\nunknown-key = 1\n'})
+    write_tree(tree, {"pyproject.toml": '[tool.tapelsp]\nselect = ["MAP002"]\nunknown-key = 1\n'})
     outcome = check(tree, "--isolated", "all.py")
     assert outcome.code == 1
-    assert len(codes(outcome.out)) == 3
+    assert {"TAPE001", "FUNC001", "MAP002"} <= {head.rsplit(" ", 1)[1] for head in codes(outcome.out)}
 
 
 def test_config_and_isolated_together_is_a_usage_error(tree):
@@ -217,7 +234,7 @@ def test_nonexistent_path_is_a_usage_error(tree):
 
 def test_exclude_options(tree):
     write_tree(tree, {"pkg/a.py": TAPE, "pkg/gen/b.py": FUNC, "pkg/c_pb2.py": MAP,
-                      "pyproject.toml": '[tool.tapelsp]\nexclude = ["pkg/gen"]\n'})
+                      "pyproject.toml": PINNED_CONFIG + 'exclude = ["pkg/gen"]\n'})
     assert [c.split(":")[0] for c in codes(check(tree, "pkg").out)] == ["pkg/a.py", "pkg/c_pb2.py"]
     # --exclude replaces the configured list; --extend-exclude adds to it.
     assert [c.split(":")[0] for c in codes(check(tree, "pkg", "--exclude", "*_pb2.py").out)] == [
@@ -226,7 +243,7 @@ def test_exclude_options(tree):
 
 
 def test_explicit_paths_are_checked_even_if_excluded_unless_force_exclude(tree):
-    write_tree(tree, {"gen/b.py": FUNC, "pyproject.toml": '[tool.tapelsp]\nexclude = ["gen"]\n'})
+    write_tree(tree, {"gen/b.py": FUNC, "pyproject.toml": PINNED_CONFIG + 'exclude = ["gen"]\n'})
     assert codes(check(tree).out) == ["all.py:7:10: TAPE001", "all.py:15:13: FUNC001", "all.py:22:12: MAP002"]
     assert codes(check(tree, "gen/b.py").out) == ["gen/b.py:6:13: FUNC001"]
     assert codes(check(tree, "gen").out) == ["gen/b.py:6:13: FUNC001"]

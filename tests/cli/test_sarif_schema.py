@@ -13,6 +13,7 @@ from tapelsp.cli.report.as_sarif import LEVELS, artifact_uri
 from tapelsp.rules import all_rules
 
 from .helpers import PROJECT, SARIF_SCHEMA, run_in_process
+from .sources import write_tree
 
 NOTEBOOK = json.dumps({
     "cells": [
@@ -57,7 +58,7 @@ def test_validator_rejects_broken_sarif(validator, project_log):
 
 
 def test_clean_run_is_valid_sarif_with_no_results(validator, tmp_path):
-    (tmp_path / "ok.py").write_text("import tensorflow as tf\n", encoding="utf-8")
+    write_tree(tmp_path, {"ok.py": "import tensorflow as tf\n"})
     outcome = run_in_process(["--check", ".", "--output-format", "sarif"], cwd=tmp_path)
     log = json.loads(outcome.out)
     assert outcome.code == 0
@@ -66,6 +67,7 @@ def test_clean_run_is_valid_sarif_with_no_results(validator, tmp_path):
 
 
 def test_notebook_output_is_valid_sarif_and_names_the_cell(validator, tmp_path):
+    write_tree(tmp_path, {})
     outcome = run_in_process(["--check", "-", "--stdin-filename", "exp.ipynb", "--output-format", "sarif"],
                              cwd=tmp_path, stdin=NOTEBOOK.encode())
     log = json.loads(outcome.out)

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from .helpers import run_in_process, run_module
-from .sources import CLEAN, FUNC, MAP, TAPE, codes, write_tree
+from .sources import CLEAN, FUNC, MAP, PINNED_CONFIG, TAPE, codes, write_tree
+
+
+@pytest.fixture(autouse=True)
+def pinned_rules(tmp_path):
+    write_tree(tmp_path, {})
 
 
 def stdin_check(cwd, data, *args):
@@ -44,8 +51,8 @@ def test_stdin_filename_picks_notebook_handling(tmp_path):
 
 def test_stdin_filename_picks_configuration_and_per_file_ignores(tmp_path):
     write_tree(tmp_path, {
-        "pyproject.toml": '[tool.tapelsp]\nselect = ["TAPE", "MAP"]\nper-file-ignores = { "tests/*" = ["TAPE"] }\n',
-        "sub/pyproject.toml": '[tool.tapelsp]\nselect = ["FUNC"]\n',
+        "pyproject.toml": '[tool.tapelsp]\nselect = ["TAPE001", "MAP002"]\nper-file-ignores = { "tests/*" = ["TAPE"] }\n',
+        "sub/pyproject.toml": '[tool.tapelsp]\nselect = ["FUNC001"]\n',
     })
     source = TAPE + "\n\n" + FUNC.split("\n", 1)[1]
     assert codes(stdin_check(tmp_path, source, "-", "--stdin-filename", "a.py").out) == ["a.py:7:10: TAPE001"]
@@ -56,7 +63,7 @@ def test_stdin_filename_picks_configuration_and_per_file_ignores(tmp_path):
 
 
 def test_force_exclude_applies_to_the_stdin_filename(tmp_path):
-    write_tree(tmp_path, {"pyproject.toml": '[tool.tapelsp]\nexclude = ["gen"]\n'})
+    write_tree(tmp_path, {"pyproject.toml": PINNED_CONFIG + 'exclude = ["gen"]\n'})
     assert stdin_check(tmp_path, TAPE, "-", "--stdin-filename", "gen/t.py").code == 1
     outcome = stdin_check(tmp_path, TAPE, "-", "--stdin-filename", "gen/t.py", "--force-exclude")
     assert (outcome.code, outcome.out) == (0, "All checks passed!\n")
