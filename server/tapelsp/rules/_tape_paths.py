@@ -212,7 +212,10 @@ def _flow_scope(scope: Scope) -> Scope:
 
 
 def _stop_recording_blocks(tape: Tape) -> list[ast.AST]:
-    found = []
+    cached = tape.__dict__.get("_stop_recording_blocks")
+    if cached is not None:
+        return cached
+    found: list[ast.AST] = []
     for node in ast.walk(tape.node):
         if isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
@@ -220,6 +223,7 @@ def _stop_recording_blocks(tape: Tape) -> list[ast.AST]:
                 if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
                         and expr.func.attr == "stop_recording" and dotted(expr.func.value) == tape.name:
                     found.append(node)
+    tape.__dict__["_stop_recording_blocks"] = found
     return found
 
 
@@ -386,7 +390,7 @@ class Evaluator:
         return None
 
     def _is_variable(self, name: str) -> bool:
-        return any(b.name == name and b.kind == "variable" for b in self.facts.bindings)
+        return name in _index(self.facts).variables
 
     def name(self, name: str, node: ast.AST, at: ast.AST) -> int:
         for env in reversed(self.env):
@@ -571,7 +575,7 @@ class Evaluator:
         cls = self.flow.scope.enclosing_class
         if cls is None or name.count(".") != 1:
             return MAYBE
-        values = _self_assignments(cls, name.split(".", 1)[1])
+        values = self_assignments(self.facts, cls, name.split(".", 1)[1])
         if not values:
             return MAYBE
         for value in values:
@@ -782,8 +786,7 @@ class Evaluator:
         return DEAD
 
     def _module_function(self, name: str) -> ast.FunctionDef | None:
-        found = [n for n in self.facts.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and n.name == name]
+        found = _index(self.facts).module_functions.get(name, [])
         return found[0] if len(found) == 1 else None  # type: ignore[return-value]
 
     def _local_function(self, func: ast.expr, at: ast.AST) -> ast.FunctionDef | None:
@@ -834,10 +837,8 @@ class Evaluator:
         return result
 
     def _recorded(self, node: ast.AST) -> bool:
-        for site in self.facts.calls:
-            if site.node is node:
-                return self.tape in site.tapes and not any(inside(node, b) for b in self._paused)
-        return False
+        site = _index(self.facts).sites.get(id(node))
+        return site is not None and self._site_recorded(site)
 
 
 def _short(func: ast.expr) -> str:
@@ -952,21 +953,52 @@ def _enclosing_class(facts: Facts, scope: Scope) -> ast.ClassDef | None:
     return scope.enclosing_class
 
 
-def _self_assignments(cls: ast.ClassDef, attr: str) -> list[ast.expr]:
-    """Values assigned to `self.attr` in the methods of `cls`."""
-    found: list[ast.expr] = []
-    for method in cls.body:
-        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for node in ast.walk(method):
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+def self_assignments(facts: Facts, cls: ast.ClassDef, attr: str) -> list[ast.expr]:
+    """Values assigned to `self.attr` in the methods of `cls`; `_UNKNOWN` (a lambda, never plain data,
+    never a construction) stands for an assignment we cannot follow (augmented, unpacked...)."""
+    cache = facts.__dict__.setdefault("_tape_self_assignments", {})
+    table = cache.get(id(cls))
+    if table is None:
+        table = {}
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(method):
+                if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    continue
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     for part in ast.walk(target):
-                        if isinstance(part, ast.Attribute) and part.attr == attr \
-                                and isinstance(part.value, ast.Name) and part.value.id == "self":
-                            found.append(node.value)
-    return found
+                        if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) \
+                                and part.value.id == "self" and isinstance(part.ctx, ast.Store):
+                            plain = node.value is not None and not isinstance(node, ast.AugAssign) \
+                                and part is target
+                            table.setdefault(part.attr, []).append(node.value if plain else _UNKNOWN)
+        cache[id(cls)] = table
+    return table.get(attr, [])
+
+
+_UNKNOWN = ast.parse("lambda: None", mode="eval").body
+
+
+@dataclass
+class _Index:
+    variables: set[str]
+    module_functions: dict[str, list[ast.FunctionDef]]
+    sites: dict[int, CallSite]
+
+
+def _index(facts: Facts) -> _Index:
+    cached = facts.__dict__.get("_tape_index")
+    if cached is None:
+        functions: dict[str, list[ast.FunctionDef]] = {}
+        for node in facts.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.setdefault(node.name, []).append(node)  # type: ignore[arg-type]
+        cached = _Index({b.name for b in facts.bindings if b.kind == "variable"}, functions,
+                        {id(site.node): site for site in facts.calls})
+        facts.__dict__["_tape_index"] = cached
+    return cached
 
 
 def _plain_data(value: ast.expr, facts: Facts) -> bool:

@@ -297,7 +297,8 @@ def bound_value(facts: Facts, view: ModuleView, flow: Flow, name: str, at: ast.A
         cls = flow.scope.enclosing_class
         if cls is None:
             return None
-        values = _self_values(cls, name.split(".", 1)[1])
+        from ._tape_paths import self_assignments
+        values = self_assignments(facts, cls, name.split(".", 1)[1])
         return (view, values[0]) if len(values) == 1 else None
     if "." in name:
         return None
@@ -325,25 +326,6 @@ def bound_value(facts: Facts, view: ModuleView, flow: Flow, name: str, at: ast.A
         if len(values) == 1:
             return remote, values[0]
     return None
-
-
-def _self_values(cls: ast.ClassDef, attr: str) -> list[ast.expr]:
-    found: list[ast.expr] = []
-    for method in cls.body:
-        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for node in ast.walk(method):
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    for part in ast.walk(target):
-                        if isinstance(part, ast.Attribute) and part.attr == attr \
-                                and isinstance(part.value, ast.Name) and part.value.id == "self":
-                            if node.value is None or isinstance(node, ast.AugAssign) or part is not target:
-                                found.append(ast.Constant(value=None))  # something we cannot follow
-                            else:
-                                found.append(node.value)
-    return found
 
 
 def distinct(facts: Facts, flow: Flow, name: str, other: str, at: ast.AST, other_at: ast.AST,
