@@ -183,7 +183,7 @@ class ValueLeavesTensorFlow(Rule):
     )
 
     def check(self, ctx: Context) -> None:
-        for result, found in cuts_of(ctx.facts, NUMPY):
+        for result, found in cuts_of(ctx, NUMPY):
             value = found.value
             subject = f"`{ast.unparse(value)}`" if value is not None else "the value"
             if found.what.startswith("re-wrapping"):

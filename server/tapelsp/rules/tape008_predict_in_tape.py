@@ -121,7 +121,7 @@ class PredictInTape(Rule):
 
     def check(self, ctx: Context) -> None:
         keras3 = ctx.targets.keras is None or ctx.targets.keras >= _KERAS_3
-        for result, found in cuts_of(ctx.facts, PREDICT):
+        for result, found in cuts_of(ctx, PREDICT):
             node = found.node
             if isinstance(node, ast.Call) and not isinstance(node.func, ast.Attribute) or \
                     isinstance(node, ast.Call) and ctx.facts.imports.resolve(node.func) == "keras.backend.eval":

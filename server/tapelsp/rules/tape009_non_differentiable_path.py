@@ -159,7 +159,7 @@ class NonDifferentiablePath(Rule):
     )
 
     def check(self, ctx: Context) -> None:
-        for result, found in cuts_of(ctx.facts, NONDIFF):
+        for result, found in cuts_of(ctx, NONDIFF):
             node = found.node
             name = ""
             if isinstance(node, ast.Call):

@@ -116,7 +116,7 @@ class AssignInTape(Rule):
     )
 
     def check(self, ctx: Context) -> None:
-        for result, found in cuts_of(ctx.facts, ASSIGN):
+        for result, found in cuts_of(ctx, ASSIGN):
             node = found.node
             receiver = ast.unparse(node.func.value) if isinstance(node, ast.Call) \
                 and isinstance(node.func, ast.Attribute) else "the variable"

@@ -91,7 +91,7 @@ class NumpyFunctionInTape(Rule):
     )
 
     def check(self, ctx: Context) -> None:
-        for result, found in cuts_of(ctx.facts, NUMPY_FUNCTION):
+        for result, found in cuts_of(ctx, NUMPY_FUNCTION):
             ctx.report(
                 found.node,
                 f"{found.what} runs Python on NumPy arrays and has no gradient: "
