@@ -5,9 +5,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 import tapelsp
 from tapelsp import Settings
-from tapelsp.project import Project
 
 
 def _codes(source: str, *, path: str | None = None, project=None, tf: str = "2.21", code: str | None = None):
@@ -58,10 +59,30 @@ def update(states, targets):
 """
 
 
-def _project(tmp_path: Path, files: dict[str, str]) -> Project:
+class _FlatProject:
+    """The one question the tape rules ask a project: which file `from <module> import ...` reads.
+    (A stand-in for `tapelsp.project.Project` over a flat folder; one test uses the real one.)"""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def module_file(self, module: str, level: int = 0, importer: str | None = None) -> str | None:
+        path = self.root / (module.replace(".", "/") + ".py")
+        return str(path) if path.is_file() else None
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> _FlatProject:
     for name, text in files.items():
         (tmp_path / name).write_text(textwrap.dedent(text))
-    return Project(str(tmp_path))
+    return _FlatProject(tmp_path)
+
+
+def test_tape015_with_the_real_project_index(tmp_path: Path) -> None:
+    project_module = pytest.importorskip("tapelsp.project")
+    _project(tmp_path, {"nets.py": NETS, "losses.py": LOSSES, "train.py": TRAIN})
+    project = project_module.Project(str(tmp_path))
+    path = str(tmp_path / "train.py")
+    assert _codes(TRAIN, path=path, project=project, code="TAPE015") == [("TAPE015", 13)]
 
 
 def test_tape015_resolves_models_and_loss_functions_in_other_modules(tmp_path: Path) -> None:
