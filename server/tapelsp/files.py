@@ -19,6 +19,7 @@ import tokenize
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .engine import INTERNAL_ERROR, TOO_COMPLEX, UNREADABLE, check_source, meta_violation
 from .model import FileResult, Violation
@@ -140,11 +141,13 @@ def read_source(path: str | os.PathLike[str]) -> Source:
 
 
 def check_bytes(data: bytes, path: str | None = None, settings: Settings | None = None,
-                targets: Targets | None = None, notebook: bool | None = None) -> FileResult:
+                targets: Targets | None = None, notebook: bool | None = None, *,
+                project: Any = None) -> FileResult:
     """Check file contents that are already in memory (stdin, an unsaved buffer).
 
     `path` names the file for messages and decides notebook handling unless
-    `notebook` is given.
+    `notebook` is given. `project` is handed to the engine as is (a
+    `tapelsp.project.Project` lets rules look into the user's other modules).
     """
     settings = settings or Settings()
     notebook = is_notebook(path) if notebook is None else notebook
@@ -152,11 +155,11 @@ def check_bytes(data: bytes, path: str | None = None, settings: Settings | None 
         source = decode_notebook(data) if notebook else decode_python(data)
     except UnreadableFile as error:
         return _unreadable(path, str(error), settings)
-    return _check_text(source.text, path, settings, targets, notebook)
+    return _check_text(source.text, path, settings, targets, notebook, project)
 
 
 def check_path(path: str | os.PathLike[str], settings: Settings | None = None,
-               targets: Targets | None = None) -> FileResult:
+               targets: Targets | None = None, *, project: Any = None) -> FileResult:
     """Read one file and check it; never raises for a bad file."""
     settings = settings or Settings()
     name = os.fspath(path)
@@ -164,19 +167,19 @@ def check_path(path: str | os.PathLike[str], settings: Settings | None = None,
         data = read_bytes(name)
     except UnreadableFile as error:
         return _unreadable(name, str(error), settings)
-    return check_bytes(data, name, settings, targets)
+    return check_bytes(data, name, settings, targets, project=project)
 
 
 def _check_text(text: str, path: str | None, settings: Settings, targets: Targets | None,
-                notebook: bool) -> FileResult:
+                notebook: bool, project: Any) -> FileResult:
     if not text.strip():
         return FileResult(path, ())
     targets = targets or settings.targets()
     try:
         if notebook:
-            found = check_notebook(text, path, settings, targets)
+            found = check_notebook(text, path, settings, targets, project=project)
         else:
-            found = check_source(text, path, settings, targets)
+            found = check_source(text, path, settings, targets, project=project)
     except RecursionError:
         found = [meta_violation(TOO_COMPLEX, "Too deeply nested to analyse; no other findings are reported "
                                 "for this file.", None, settings, path)]
