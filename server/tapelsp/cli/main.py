@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 
 from .. import __version__
 from ..docs import explain, list_rules
@@ -104,8 +105,9 @@ def _check_stdin(options: Options, resolver: Resolver) -> list[FileResult]:
         return []
     settings = resolver.settings_for(name)
     data = sys.stdin.buffer.read()
-    shown = resolver.display(name) if name is not None else "-"
-    return [check_bytes(data, shown, settings, resolver.targets_for(settings), notebook=is_notebook(name))]
+    full = resolver.absolute(name) if name is not None else None
+    result = check_bytes(data, full, settings, resolver.targets_for(settings), notebook=is_notebook(name))
+    return [replace(result, path=resolver.display(name) if name is not None else "-")]
 
 
 def _check_paths(options: Options, resolver: Resolver) -> list[FileResult]:
@@ -113,7 +115,7 @@ def _check_paths(options: Options, resolver: Resolver) -> list[FileResult]:
     jobs = []
     for path in files:
         settings = resolver.settings_for(path)
-        jobs.append(Job(resolver.display(path), settings, resolver.targets_for(settings)))
+        jobs.append(Job(path, resolver.display(path), settings, resolver.targets_for(settings)))
     return run_jobs(jobs, options.jobs or default_jobs())
 
 

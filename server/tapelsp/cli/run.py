@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..files import check_path
 from ..model import FileResult
@@ -21,13 +21,14 @@ MIN_FILES_PER_WORKER = 16
 
 @dataclass(frozen=True)
 class Job:
-    path: str  # as displayed; relative paths are relative to the working directory
+    path: str  # absolute: what is opened and what the engine is told
+    display: str  # what the report shows
     settings: Settings
     targets: Targets
 
 
 def check_job(job: Job) -> FileResult:
-    return check_path(job.path, job.settings, job.targets)
+    return replace(check_path(job.path, job.settings, job.targets), path=job.display)
 
 
 def plan_workers(files: int, jobs: int) -> int:
