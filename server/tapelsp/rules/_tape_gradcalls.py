@@ -247,7 +247,7 @@ def _collect(facts: Facts) -> list[GradCall]:
         index = scope_index(facts, scope)
         tapes = [t for t in facts.tapes if t.scope is scope and t.name in names]
         for site, method in sites:
-            found = _resolve(site, flow, tapes)
+            found = _resolve(site, flow, index, tapes)
             if found is None:
                 continue
             binding, entry, entries = found
@@ -256,10 +256,10 @@ def _collect(facts: Facts) -> list[GradCall]:
     return out
 
 
-def _resolve(site: CallSite, flow: Flow, tapes: list[Tape]) -> tuple[Tape, Tape | None, list[Tape]] | None:
+def _resolve(site: CallSite, flow: Flow, index: ScopeIndex, tapes: list[Tape]) -> tuple[Tape, Tape | None, list[Tape]] | None:
     name = site.receiver
     assert name is not None
-    defs = flow.reaching(name, site.node)
+    defs = live_reaching(flow, index, name, site.node)
     if len(defs) != 1 or defs[0].kind not in ("with", "assign"):
         return None
     made = defs[0].stmt
@@ -278,6 +278,40 @@ def _resolve(site: CallSite, flow: Flow, tapes: list[Tape]) -> tuple[Tape, Tape 
         if position(candidate.node) < where:
             entry = candidate
     return binding, entry, entries
+
+
+def live_reaching(flow: Flow, index: ScopeIndex, name: str, at: ast.AST) -> list[Def]:
+    """`flow.reaching`, without loop-carried definitions that cannot survive to `at`.
+
+    The def-use layer adds every later definition in a loop around the use. When the
+    last definition before the use is in that same loop and on every path to the use
+    (`with tf.GradientTape() as tape:` at the top of the loop body, `del tape` at its
+    end), the later one is overwritten before the use on every iteration.
+    """
+    defs = flow.reaching(name, at)
+    if len(defs) < 2:
+        return defs
+    where = position(at)
+    before = [d for d in defs if d.position < where]
+    if not before:
+        return defs
+    last = max(before, key=lambda d: d.position)
+    last_path = index.path(last.stmt)[:-1]
+    use_path = index.path(at)
+    dominates = len(use_path) >= len(last_path) and all(
+        a[0] is b[0] and a[1] == b[1] for a, b in zip(last_path, use_path))
+    if not dominates:
+        return defs
+    kept = []
+    for d in defs:
+        if d is last or d.position < where:
+            kept.append(d)
+            continue
+        # loop-carried: dropped when `last` sits in a loop around both the use and `d`
+        if any(inside(last.stmt, loop) and inside(at, loop) for loop in d.loops):
+            continue
+        kept.append(d)
+    return kept
 
 
 # --- values --------------------------------------------------------------------------------
@@ -532,3 +566,19 @@ def tape_escapes(call: GradCall) -> bool:
     receivers = sum(len(sites) for (receiver, _m), sites in scope.method_calls.items() if receiver == call.name)
     reentries = sum(1 for t in call.entries if t is not call.binding)
     return len(loads) > receivers + reentries
+
+
+def foreign_target(call: GradCall) -> tuple[Def, Tape] | None:
+    """A definition the target is directly computed in (through plain aliases) that another,
+    unrelated tape recorded and this call's tape did not: the call asks the wrong tape."""
+    entry = call.entry
+    if entry is None or call.target is None:
+        return None
+    for origin in origins(call.flow, call.target, call.node):
+        d = origin.d
+        if origin.kind != "compute" or d is None or recorded(d, entry):
+            continue
+        other = in_foreign_tape(d, entry)
+        if other is not None and d.recorded_by(other):
+            return d, other
+    return None

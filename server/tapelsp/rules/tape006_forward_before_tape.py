@@ -6,7 +6,9 @@ from ..facts.dataflow import Def, position
 from ..facts.names import dotted
 from ..model import Severity
 from ..versions import VersionRange
-from ._tape_gradcalls import GradCall, gradient_calls, mentions, recorded, tape_item_range_node, watch_position
+from ._tape_gradcalls import (
+    GradCall, foreign_target, gradient_calls, mentions, recorded, tape_item_range_node, watch_position,
+)
 from ._tape_values import lookup_for, may_reach, source_kind
 from .base import Context, Proof, Rule, invalid, valid
 
@@ -175,6 +177,8 @@ class ForwardBeforeTape(Rule):
         for call in gradient_calls(ctx.facts):
             if call.entry is None or call.target is None or call.sources is None:
                 continue
+            if foreign_target(call) is not None:
+                continue  # the target itself was recorded by another tape: TAPE017
             found = self._models(ctx, call) or self._tensors(ctx, call)
             if found is not None:
                 pre, message, related = found
