@@ -295,3 +295,42 @@ def test_numpy_values_appended_to_a_list_are_cut() -> None:
     grads = tape.gradient(total, model.trainable_variables)
     """
     assert _codes(source, code="TAPE007") == [("TAPE007", 9)]
+
+
+def test_variables_kept_in_an_attribute_list_stay_connected() -> None:
+    source = """
+    import tensorflow as tf
+
+    class Linear:
+        def __init__(self, w, b):
+            self.params = [w, b]
+
+        def loss(self, x):
+            with tf.GradientTape() as tape:
+                out = x * self.params[0] + self.params[1]
+            return tape.gradient(out, [w, b])
+
+    w = tf.Variable(2.0)
+    b = tf.Variable(1.0)
+    """
+    assert _codes(source) == []
+
+
+def test_swapped_gan_lists_in_one_recording_are_connected_and_silent() -> None:
+    # The generator's loss goes through the discriminator, so its gradient with respect to the
+    # discriminator's variables is not None (wrong, but not this rule's silent None).
+    source = """
+    import tensorflow as tf
+
+    def make(units):
+        return tf.keras.Sequential([tf.keras.layers.Dense(units)])
+
+    generator = make(3)
+    discriminator = make(1)
+    noise = tf.ones((2, 4))
+    with tf.GradientTape() as gen_tape:
+        fake = generator(noise)
+        gen_loss = -tf.reduce_mean(discriminator(fake))
+    grads = gen_tape.gradient(gen_loss, discriminator.trainable_variables)
+    """
+    assert _codes(source, code="TAPE015") == []

@@ -1002,8 +1002,11 @@ def _index(facts: Facts) -> _Index:
 
 
 def _plain_data(value: ast.expr, facts: Facts) -> bool:
-    """Constants, names (parameters), arithmetic of them, and TensorFlow constructors of data."""
+    """Constants, arithmetic of them, and TensorFlow constructors of data (`tf.Variable(0.0)`).
+    A name makes it unknown: it may be a parameter holding a source variable."""
     for node in ast.walk(value):
+        if isinstance(node, ast.Name) and node.id not in facts.imports.names:
+            return False
         if isinstance(node, ast.Call):
             qualname = facts.imports.resolve(node.func)
             if qualname is None or qualname.startswith(("keras.Model", "keras.Sequential", "keras.models.",
