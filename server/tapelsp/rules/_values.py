@@ -724,8 +724,7 @@ class Values:
     def _tf_keras_major(self) -> int:
         if self.targets.tensorflow < _LEGACY_KERAS:
             return 2
-        if self.targets.keras is not None and self.targets.keras < Version.parse("3") \
-                and self.targets.origin == "configuration":
+        if self.targets.keras is not None and self.targets.keras < Version.parse("3"):
             return 2
         return 3
 
