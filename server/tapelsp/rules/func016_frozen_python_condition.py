@@ -131,6 +131,31 @@ class FrozenPythonCondition(Rule):
                 results.append(float(learn(tf.constant([2.0, 4.0]))))
         """, 7, "a module-level list filled between calls",
             proof=Proof(check="assert results == [0.0] * 5, results")),
+        invalid("""
+            import tensorflow as tf
+
+            class DQN(tf.Module):
+                def __init__(self):
+                    self.experience = {"s": [], "r": []}
+                    self.min_experiences = 2
+
+                def add_experience(self, exp):
+                    for key, value in exp.items():
+                        self.experience[key].append(value)
+
+                @tf.function
+                def train(self, x):
+                    if len(self.experience["s"]) < self.min_experiences:
+                        return 0.0
+                    return tf.reduce_sum(x)
+
+            agent = DQN()
+            losses = []
+            for i in range(4):
+                agent.add_experience({"s": i, "r": 1.0})
+                losses.append(float(agent.train(tf.constant([1.0, 1.0]))))
+        """, 14, "the seed report's DQN: a dict of lists filled by another method",
+            proof=Proof(check="assert losses == [0.0] * 4, losses")),
         valid("""
             import tensorflow as tf
 
@@ -307,12 +332,12 @@ def _mutation_in(owner: ast.AST, key: str, allow_rebind: bool) -> _Mutation | No
     body = owner.body if isinstance(getattr(owner, "body", None), list) else []
     for node in walk_body(body):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS \
-                and dotted(node.func.value) == key:
+                and _container(node.func.value) == key:
             return _Mutation(node, f"is changed by `.{node.func.attr}()`")
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
             for target in targets:
-                if isinstance(target, ast.Subscript) and dotted(target.value) == key:
+                if isinstance(target, ast.Subscript) and _container(target.value) == key:
                     return _Mutation(node, "is changed by item assignment")
                 if allow_rebind and dotted(target) == key:
                     if isinstance(node, ast.AugAssign):
@@ -321,6 +346,13 @@ def _mutation_in(owner: ast.AST, key: str, allow_rebind: bool) -> _Mutation | No
                                                             if isinstance(n, (ast.Attribute, ast.Name))):
                         return _Mutation(node, "is updated")
     return None
+
+
+def _container(expr: ast.expr) -> str | None:
+    """`self.experience` for `self.experience`, `self.experience["s"]`, `self.experience[key][0]`."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return dotted(expr)
 
 
 def _raises(body: list[ast.stmt]) -> bool:
