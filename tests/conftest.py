@@ -9,7 +9,11 @@ import importlib.util
 import sys
 from pathlib import Path
 
-SERVER = Path(__file__).resolve().parent.parent / "server"
+TESTS = Path(__file__).resolve().parent
+SERVER = TESTS.parent / "server"
 
 if importlib.util.find_spec("tapelsp") is None:
     sys.path.insert(0, str(SERVER))
+# Shared test data (tests/known_bugs.py) is imported by tests/engine and tests/runtime.
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))

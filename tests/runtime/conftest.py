@@ -33,6 +33,11 @@ def proof_results(request: pytest.FixtureRequest, tensorflow_version: str) -> di
     proven = proven_examples()
     jobs = [job for _id, example, job in proven
             if not example.tensorflow_version or version_matches(example.tensorflow_version, tensorflow_version)]
-    if any(item.path.name == "test_harness.py" for item in request.session.items):
+    collected = {item.path.name for item in request.session.items}
+    if "test_harness.py" in collected:
         jobs += selftest.JOBS + selftest.mutated_catalogue_jobs(proven)
+    if "test_known_bug_symptoms.py" in collected:
+        from .test_known_bug_symptoms import JOBS as KNOWN_BUG_JOBS
+
+        jobs += KNOWN_BUG_JOBS
     return run_jobs(jobs)

@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 
 from . import selftest
-from .harness import Result, version_matches, version_parts
+from tapelsp.rules import all_rules
+
+from .harness import Result, proven_examples, version_matches, version_parts
 from .test_rule_proofs import assert_proven
 
 pytestmark = pytest.mark.tensorflow
@@ -76,12 +78,16 @@ def test_a_mutated_catalogue_proof_fails(proof_results: dict) -> None:
 
 
 def test_examples_share_one_tensorflow_process(proof_results: dict) -> None:
+    isolated_ids = {job.id for _id, _example, job in proven_examples() if job.isolated}
     shared = {r.pid for key, r in proof_results.items()
-              if r.pid is not None and not key.startswith("selftest-")}
+              if r.pid is not None and key.startswith(tuple(f"{rule.code}-" for rule in all_rules()))
+              and key not in isolated_ids}
     shared |= {result(proof_results, name).pid for name in ("leak-a", "leak-b", "right-check", "after-soft-timeout")}
     assert len(shared) == 1, f"shared examples ran in {len(shared)} processes: {shared}"
-    isolated = result(proof_results, "isolated-graph-mode").pid
-    assert isolated is not None and isolated not in shared
+    isolated = [result(proof_results, "isolated-graph-mode").pid]
+    isolated += [proof_results[key].pid for key in isolated_ids if key in proof_results]
+    assert None not in isolated and not set(isolated) & shared
+    assert len(set(isolated)) == len(isolated), "each isolated example in a process of its own"
 
 
 def test_soft_timeout_is_reported_and_the_worker_goes_on(proof_results: dict) -> None:
