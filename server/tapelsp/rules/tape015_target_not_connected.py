@@ -25,8 +25,9 @@ class TargetNotConnected(Rule):
 
     The rule reports only when it can see how every value of the target is computed:
     models and loss functions defined in this file, or in another module of the
-    project when the project is known (the language server and `tapelsp --check` give
-    rules the project), models built by constructors that cannot share variables, and
+    project when the caller hands the engine a project index, models built by
+    constructors that cannot share variables (their own classes, factories of fresh
+    layers, `keras.Sequential` of fresh layers), and
     TensorFlow / Keras library calls. Anything it cannot resolve keeps it silent. A
     forward pass that ran before the tape opened, or a target computed after the block,
     are other rules' findings.
