@@ -20,6 +20,7 @@ import ast
 import json
 import os
 import platform
+import resource
 import shlex
 import statistics
 import subprocess
@@ -43,11 +44,21 @@ class Result:
     label: str
     command: str
     times: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # user + sys seconds, children included
     note: str = ""
 
     @property
     def median(self) -> float:
         return statistics.median(self.times)
+
+    @property
+    def cpu_median(self) -> float:
+        return statistics.median(self.cpu)
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def cores() -> tuple[int, int]:
@@ -59,11 +70,19 @@ def cores() -> tuple[int, int]:
     return total, usable
 
 
-def child_env() -> dict[str, str]:
+def child_env(server: Path | None = None) -> dict[str, str]:
+    """The environment of every timed tool: `server/` (or --server) first on the path."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SERVER), env.get("PYTHONPATH")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(server or SERVER), env.get("PYTHONPATH")) if p)
     env.pop("PYTHONPROFILEIMPORTTIME", None)
     return env
+
+
+def source_state(server: Path) -> str:
+    """The commit the measured tapelsp comes from, and whether its tree has local edits."""
+    proc = subprocess.run(["git", "-C", str(server), "describe", "--always", "--dirty", "--exclude", "*"],
+                          capture_output=True, text=True)
+    return f"git {proc.stdout.strip()}" if proc.returncode == 0 else "not a git checkout"
 
 
 def tapelsp_command(args: argparse.Namespace) -> list[str]:
@@ -80,10 +99,14 @@ def cli_available(base: list[str]) -> tuple[bool, str]:
     return proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def timed(cmd: list[str], cwd: Path, check_json: bool = False, ok_codes: tuple[int, ...] = (0,)) -> tuple[float, str]:
+def timed(cmd: list[str], cwd: Path, check_json: bool = False, ok_codes: tuple[int, ...] = (0,),
+          server: Path | None = None) -> tuple[float, float, str]:
+    """Wall seconds, CPU seconds of the whole process tree, and a note."""
+    cpu_before = children_cpu()
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, env=child_env(), cwd=cwd)
+    proc = subprocess.run(cmd, capture_output=True, env=child_env(server), cwd=cwd)
     elapsed = time.perf_counter() - start
+    cpu = children_cpu() - cpu_before
     if proc.returncode not in ok_codes:
         sys.stderr.write(proc.stderr.decode(errors="replace")[-4000:])
         raise SystemExit(f"command failed with exit {proc.returncode}: {shlex.join(cmd)}")
@@ -95,7 +118,7 @@ def timed(cmd: list[str], cwd: Path, check_json: bool = False, ok_codes: tuple[i
             sys.stderr.write(proc.stdout.decode(errors="replace")[:2000])
             raise SystemExit(f"not JSON output from: {shlex.join(cmd)}") from None
         summary = f"{len(findings)} findings"
-    return elapsed, summary
+    return elapsed, cpu, summary
 
 
 def expected_findings(paths: list[Path]) -> int | None:
@@ -111,8 +134,9 @@ def expected_findings(paths: list[Path]) -> int | None:
     return int(proc.stdout) if proc.returncode == 0 else None
 
 
-def parse_all(paths: list[Path]) -> tuple[float, str]:
+def parse_all(paths: list[Path]) -> tuple[float, float, str]:
     """Read and `ast.parse` every file on this one core, in this process."""
+    cpu_start = time.process_time()
     start = time.perf_counter()
     failed = 0
     for path in paths:
@@ -123,7 +147,7 @@ def parse_all(paths: list[Path]) -> tuple[float, str]:
         except SyntaxError:
             failed += 1
     elapsed = time.perf_counter() - start
-    return elapsed, f"{failed} files failed to parse" if failed else ""
+    return elapsed, time.process_time() - cpu_start, f"{failed} files failed to parse" if failed else ""
 
 
 # --- fallback: only while the CLI does not exist yet ------------------------------------
@@ -161,10 +185,17 @@ def main() -> None:
                         help="rounds for fixit (default 1: it takes ~75 s each)")
     parser.add_argument("--tapelsp", metavar="CMD",
                         help="command that runs the tapelsp CLI (default: this interpreter with server/ on the path)")
+    parser.add_argument("--server", metavar="DIR", type=Path,
+                        help="import tapelsp from this directory instead of server/")
+    parser.add_argument("--compare", metavar="DIR", type=Path,
+                        help="also time the tapelsp imported from DIR (a patched copy of server/), rows marked [B]")
     parser.add_argument("--fallback", action="store_true",
                         help="time an in-script loop over check_source instead of the CLI (development only)")
     parser.add_argument("--fallback-worker", nargs=2, metavar=("DIR", "JOBS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.server:
+        global SERVER
+        SERVER = args.server.resolve()
     if args.fallback_worker:
         fallback_worker(args.fallback_worker[0], int(args.fallback_worker[1]))
         return
@@ -203,6 +234,10 @@ def main() -> None:
         if no_cache:
             warm = base + ["--check", str(root), "--output-format", "json", "--exit-zero"]
             add("tapelsp warm cache", warm, check_json=True)
+        if args.compare:
+            other = args.compare.resolve()
+            add("tapelsp[B] (default jobs)", check, check_json=True, server=other)
+            add("tapelsp[B] -j 1", check + ["-j", "1"], check_json=True, server=other)
     else:
         add(f"fallback loop ({usable_cores} procs)", base + [str(root), str(usable_cores)], check_json=True)
         add("fallback loop (1 proc)", base + [str(root), "1"], check_json=True)
@@ -216,6 +251,9 @@ def main() -> None:
     version = versions.get({"tfp": "tensorflow-probability"}.get(args.corpus, args.corpus), "2.21")
     print(f"corpus: {args.corpus} {version} "
           f"— {len(paths)} files, {lines:,} lines ({root})")
+    print(f"tapelsp: {SERVER} ({source_state(SERVER)})")
+    if args.compare:
+        print(f"tapelsp[B]: {args.compare.resolve()} ({source_state(args.compare.resolve())})")
     print(f"machine: {total_cores} cores ({usable_cores} usable), {platform.machine()}, "
           f"Python {platform.python_version()}; ruff {versions['ruff']}, fixit {versions['fixit']}")
     print(f"rounds: {args.repeat} (fixit: {args.fixit_repeat if args.with_fixit else 'skipped'}), "
@@ -226,33 +264,37 @@ def main() -> None:
     for result, cmd, fn, rounds, kw in runners:
         if result.label.startswith("fixit"):
             continue
-        _, result.note = fn() if fn else timed(cmd, scratch, **kw)
+        _, _, result.note = fn() if fn else timed(cmd, scratch, **kw)
     for round_no in range(max(r[3] for r in runners)):
         for result, cmd, fn, rounds, kw in runners:
             if round_no >= rounds:
                 continue
-            elapsed, note = fn() if fn else timed(cmd, scratch, **kw)
+            elapsed, cpu, note = fn() if fn else timed(cmd, scratch, **kw)
             result.times.append(elapsed)
+            result.cpu.append(cpu)
             result.note = note or result.note
-            print(f"  round {round_no + 1}: {result.label:26s} {elapsed:7.3f} s", file=sys.stderr, flush=True)
+            print(f"  round {round_no + 1}: {result.label:26s} {elapsed:7.3f} s wall {cpu:7.3f} s cpu",
+                  file=sys.stderr, flush=True)
 
     print("load average after:  " + " ".join(f"{x:.2f}" for x in os.getloadavg())
           + "  (above the core count means other work shared the machine)\n")
     print_table(results, len(paths), lines, have_cli)
     if have_cli:
         expected = expected_findings(paths)
-        got = {r.note for r in results if r.label.startswith("tapelsp")}
+        got = {r.note for r in results if r.label.startswith(("tapelsp ", "tapelsp -"))}
         verdict = "matches" if got == {f"{expected} findings"} else "DIFFERS: the CLI did not check the same files?"
         print(f"\ncross-check: in-process check_source loop finds {expected}; CLI runs reported "
               f"{', '.join(sorted(got))} -> {verdict}")
 
 
 def print_table(results: list[Result], files: int, lines: int, have_cli: bool) -> None:
-    print(f"{'tool':28s} {'median s':>9s} {'min s':>8s} {'runs':>4s} {'files/s':>9s} {'lines/s':>10s}  note")
+    print(f"{'tool':28s} {'median s':>9s} {'min s':>8s} {'cpu s':>8s} {'runs':>4s} {'files/s':>9s} "
+          f"{'lines/s':>10s}  note")
     for r in results:
         m = r.median
-        print(f"{r.label:28s} {m:9.3f} {min(r.times):8.3f} {len(r.times):4d} {files / m:9.0f} "
+        print(f"{r.label:28s} {m:9.3f} {min(r.times):8.3f} {r.cpu_median:8.3f} {len(r.times):4d} {files / m:9.0f} "
               f"{lines / m:10.0f}  {r.note}")
+    print("(median and min: wall seconds; cpu s: median user+sys seconds of the whole process tree)")
     print()
     by = {r.label: r for r in results}
     subjects = [r for r in results if r.label.startswith(("tapelsp", "fallback"))]
@@ -265,9 +307,14 @@ def print_table(results: list[Result], files: int, lines: int, have_cli: bool) -
         print(f"  {subject.label:26s} " + "   ".join(parts))
         if "fixit" in by:
             print(f"  {'':26s} ({by['fixit'].median / subject.median:.0f}x faster than fixit)")
+    print("ratios of median CPU time (total work, less sensitive to a busy machine)")
+    for subject in subjects:
+        parts = [f"tapelsp/{name} = {subject.cpu_median / ref.cpu_median:6.3f}" for name, ref in refs]
+        print(f"  {subject.label:26s} " + "   ".join(parts))
     print("\ncommands:")
     for r in results:
-        print(f"  {r.label}: {r.command}")
+        server = " (tapelsp from --compare)" if r.label.startswith("tapelsp[B]") else ""
+        print(f"  {r.label}: {r.command}{server}")
     if not have_cli:
         print("\nNOTE: tapelsp rows are the in-script fallback, not the CLI.")
 
