@@ -1091,6 +1091,9 @@ def analyse(facts: Facts, project: Any = None, path: str | None = None) -> list[
     if cached is not None:
         return cached
     results: list[PathResult] = []
+    if project is not None:
+        from ._tape_project import reset_budget
+        reset_budget()
     resolver = function_resolver(facts, project, path)
     for use in gradient_uses(facts):
         if not use.roots:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -78,6 +79,7 @@ def local_view(facts: Facts, path: str | None) -> ModuleView:
 
 _REMOTE: OrderedDict[str, tuple[int, int, ModuleView | None]] = OrderedDict()
 _spent = [0.0]
+_LOCK = threading.Lock()
 
 
 def _remote_view(path: str) -> ModuleView | None:
@@ -86,12 +88,13 @@ def _remote_view(path: str) -> ModuleView | None:
     except OSError:
         return None
     key = (stat.st_mtime_ns, stat.st_size)
-    cached = _REMOTE.get(path)
-    if cached is not None and cached[:2] == key:
-        _REMOTE.move_to_end(path)
-        return cached[2]
-    if stat.st_size > _MAX_BYTES or _spent[0] > _BUDGET_SECONDS:
-        return None
+    with _LOCK:
+        cached = _REMOTE.get(path)
+        if cached is not None and cached[:2] == key:
+            _REMOTE.move_to_end(path)
+            return cached[2]
+        if stat.st_size > _MAX_BYTES or _spent[0] > _BUDGET_SECONDS:
+            return None
     start = time.perf_counter()
     view: ModuleView | None
     try:
@@ -106,15 +109,18 @@ def _remote_view(path: str) -> ModuleView | None:
         view = _view(tree, imports, path)
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         view = None
-    _spent[0] += time.perf_counter() - start
-    _REMOTE[path] = (*key, view)
-    while len(_REMOTE) > _CACHE_SIZE:
-        _REMOTE.popitem(last=False)
+    with _LOCK:
+        _spent[0] += time.perf_counter() - start
+        _REMOTE[path] = (*key, view)
+        while len(_REMOTE) > _CACHE_SIZE:
+            _REMOTE.popitem(last=False)
     return view
 
 
 def reset_budget() -> None:
-    _spent[0] = 0.0
+    """Each checked file gets its own parsing budget for the modules it imports."""
+    with _LOCK:
+        _spent[0] = 0.0
 
 
 def resolve_import(view: ModuleView, name: str, project, depth: int = 0) -> tuple[ModuleView, str] | None:

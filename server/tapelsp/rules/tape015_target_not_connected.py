@@ -169,7 +169,6 @@ class TargetNotConnected(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        _tape_project.reset_budget()
         resolver = function_resolver(facts, ctx.project, ctx.path)
         recorded = {(id(r.use), r.root): r for r in analyse(facts, ctx.project, ctx.path)}
         for use in gradient_uses(facts):
