@@ -189,6 +189,10 @@ class ValueLeavesTensorFlow(Rule):
             if found.what.startswith("re-wrapping"):
                 what = f"`tf.Variable({ast.unparse(value) if value is not None else '...'})` starts a new " \
                        "variable with no history while the tape is recording"
+            elif found.what in ("`.item()`", "`.tolist()`"):
+                what = (f"{found.what} of the tensor {subject} fails on TensorFlow tensors (AttributeError) unless "
+                        "NumPy behaviour is enabled, and even then returns a Python value while the tape is "
+                        "recording")
             else:
                 what = f"{found.what} turns {subject} into a NumPy/Python value while the tape is recording"
             ctx.report(
