@@ -246,13 +246,38 @@ def _collect(facts: Facts) -> list[GradCall]:
         flow = flow_of(facts, scope)
         index = scope_index(facts, scope)
         tapes = [t for t in facts.tapes if t.scope is scope and t.name in names]
+        reentered = _reentries(scope)
         for site, method in sites:
             found = _resolve(site, flow, index, tapes)
             if found is None:
                 continue
+            binding = found[0]
+            if binding.item is not None and any(
+                    position(binding.node) < where < position(site.node)
+                    for where in reentered.get(site.receiver or "", ())):
+                continue  # `with tape:` entered again: a recording the facts do not describe
             binding, entry, entries = found
             out.append(GradCall(site, method, site.receiver or "", binding, entry, flow, index, entries))
     out.sort(key=lambda c: position(c.node))
+    return out
+
+
+def _reentries(scope: Scope) -> dict[str, list[tuple[int, int]]]:
+    """Positions of `with name:` statements (a tape object entered again) in the scope."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    body = getattr(scope.node, "body", [])
+    stack = list(body) if isinstance(body, list) else []
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                name = dotted(item.context_expr)
+                if name is not None:
+                    out.setdefault(name, []).append(position(stmt))
+        for _arm, sub in sub_bodies(stmt):
+            stack.extend(sub)
     return out
 
 
