@@ -206,6 +206,7 @@ class Values:
         self._bindings: dict[ast.AST, dict[str, list]] = {}
         self._class_attrs: dict[tuple[str, str], tuple[str | None, ast.expr | None]] = {}
         self._callers: dict[ast.AST, list[Caller]] = {}
+        self._combinators: dict[ast.AST, bool] = {}
         self._in_progress: set = set()
         self._call_index: dict[tuple, list] | None = None
         self._scope_of_node = {scope.node: scope for scope in facts.scopes}
@@ -545,6 +546,8 @@ class Values:
             return None
         if isinstance(expr, ast.Name):
             return self._name_symbolic(expr.id, scope)
+        if isinstance(expr, ast.NamedExpr):
+            return self.symbolic(expr.value, scope)
         if isinstance(expr, ast.Attribute):
             if isinstance(expr.value, ast.Name) and expr.value.id == "self":
                 cls = self.enclosing_class(scope)
@@ -642,6 +645,12 @@ class Values:
     def _traced_combinator_function(self, node: ast.AST) -> bool:
         """A def or lambda in a traced body passed to tf.map_fn / tf.while_loop / ...: its
         parameters are tensors."""
+        cached = self._combinators.get(node)
+        if cached is None:
+            cached = self._combinators[node] = self._find_combinator_use(node)
+        return cached
+
+    def _find_combinator_use(self, node: ast.AST) -> bool:
         from ._guards import parents
 
         table = parents(self.facts)
