@@ -302,12 +302,12 @@ class OptimizerInFunction(Rule):
                 ctx.report(
                     caller.call,
                     f"This call passes the optimizer `{text}` to the tf.function {function_label(node)}, which "
-                    f"was already called with `{first_text}` on {ctx.where(first[0].call)}: the new optimizer "
-                    f"object makes TensorFlow trace again, and that trace creates its slot variables when "
+                    f"is also called with `{first_text}` on {ctx.where(first[0].call)}: whichever optimizer comes "
+                    f"second makes TensorFlow trace again, and that trace creates its slot variables when "
                     f"`{param}.{applied[0].method}` runs, so TensorFlow raises ValueError \"{wording}\" Use one "
                     f"tf.function per optimizer, or build every optimizer before the first call "
                     f"(`{text}.build(variables)`).",
-                    related=[ctx.related(first[0].call, f"first called with `{first_text}` here"),
+                    related=[ctx.related(first[0].call, f"also called with `{first_text}` here"),
                              ctx.related(applied[0].node, "the optimizer creates its slots here")],
                 )
                 break
