@@ -520,3 +520,71 @@ def test_episode_buffer_never_cleared() -> None:
     found = tapelsp.check_source(textwrap.dedent(source), None, Settings(select=("TAPE017",)))
     assert [(v.code, v.range.start.line + 1) for v in found] == [("TAPE017", 8)]
     assert "Nothing in the loop clears it." in found[0].message
+
+
+def test_episode_buffer_emptied_by_slice_assignment() -> None:
+    source = """
+        import tensorflow as tf
+
+        policy = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+        memory = []
+        for episode in range(3):
+            with tf.GradientTape() as tape:
+                memory.append(policy(tf.ones([1, 4])))
+                loss = tf.reduce_sum(tf.stack(memory))
+            grads = tape.gradient(loss, policy.trainable_variables)
+            memory[:] = []
+    """
+    assert flagged(source) == []
+
+
+# --- TAPE006 stays silent when the model may run again inside ------------------------------------
+
+def test_forward_before_tape_with_a_method_that_may_call_the_model() -> None:
+    source = """
+        import tensorflow as tf
+
+        class Agent:
+            def __init__(self):
+                self.actor = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+
+            def actor_loss(self, states):
+                return -tf.reduce_mean(self.actor(states))
+
+            def update(self, states):
+                logits = self.actor(states)
+                with tf.GradientTape() as tape:
+                    loss = self.actor_loss(states) + 0.0 * tf.reduce_sum(logits)
+                return tape.gradient(loss, self.actor.trainable_variables)
+    """
+    assert flagged(source) == []
+
+
+def test_forward_before_tape_with_a_closure_over_the_model() -> None:
+    source = """
+        import tensorflow as tf
+
+        def update(model, x):
+            baseline = model(x)
+
+            def loss_fn():
+                return tf.reduce_mean(model(x) - tf.stop_gradient(baseline))
+
+            with tf.GradientTape() as tape:
+                loss = loss_fn()
+            return tape.gradient(loss, model.trainable_variables)
+    """
+    assert flagged(source) == []
+
+
+def test_forward_before_tape_in_a_function_with_a_local_model() -> None:
+    source = """
+        import tensorflow as tf
+
+        def update(model, x, y, loss_fn):
+            pred = model(x)
+            with tf.GradientTape() as tape:
+                loss = loss_fn(y, pred)
+            return tape.gradient(loss, model.trainable_variables)
+    """
+    assert flagged(source) == [("TAPE006", 5)]

@@ -393,7 +393,8 @@ def describe(kind: Kind) -> str:
 
 # --- might a call use this name? ---------------------------------------------------------------
 
-def may_reach(facts: Facts, lookup: _Lookup, expr: ast.AST, head: str, local: bool, depth: int = 0) -> bool:
+def may_reach(facts: Facts, lookup: _Lookup, expr: ast.AST, head: str, local: bool, depth: int = 0,
+              scope=None) -> bool:
     """Could evaluating `expr` read `head` (a model or variable) without naming it?
 
     `local`: `head` is a local or parameter of the current function, so only code given it
@@ -402,6 +403,13 @@ def may_reach(facts: Facts, lookup: _Lookup, expr: ast.AST, head: str, local: bo
     do; anything else might.
     """
     if local:
+        # Only a closure defined in the same function can read a local it is not given.
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                body = _local_function(facts, node.func.id, scope)
+                if body is not None and body.parent is scope and (
+                        head in body.loads or any(k.startswith(head + ".") for k in body.loads)):
+                    return True
         return False
     for node in ast.walk(expr):
         if not isinstance(node, ast.Call):
@@ -424,7 +432,7 @@ def may_reach(facts: Facts, lookup: _Lookup, expr: ast.AST, head: str, local: bo
         if isinstance(func, ast.Name):
             if _library_value(lookup, func.id):
                 continue
-            body = _local_function(facts, func.id)
+            body = _local_function(facts, func.id, scope)
             if body is None:
                 return True
             if depth >= 3 or head in body.loads or any(k.startswith(head + ".") for k in body.loads):
@@ -448,9 +456,20 @@ def _library_value(lookup: _Lookup, name: str) -> bool:
     return qualname is not None and qualname.startswith(LIBRARIES)
 
 
-def _local_function(facts: Facts, name: str):
-    for node, scope in facts.function_scopes.items():
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name \
-                and scope.parent is not None and scope.parent.kind == "module":
+def _local_function(facts: Facts, name: str, where=None):
+    """The scope of the def `name` visible from `where`: nested in it first, else at module level."""
+    index = facts.__dict__.get("_tape_defs_by_name")
+    if index is None:
+        index = {}
+        for node, scope in facts.function_scopes.items():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                index.setdefault(node.name, []).append(scope)
+        facts.__dict__["_tape_defs_by_name"] = index
+    candidates = index.get(name, [])
+    for scope in candidates:
+        if where is not None and scope.parent is where:
+            return scope
+    for scope in candidates:
+        if scope.parent is not None and scope.parent.kind == "module":
             return scope
     return None

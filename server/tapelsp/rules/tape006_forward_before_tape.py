@@ -313,9 +313,21 @@ def _used_later(ctx: Context, call: GradCall, slice_: list[Def], name: str, thre
     for d in slice_:
         if d.position >= threshold and d.kind in ("with", "import", "handler", "def"):
             return True  # bound by something we do not follow
+    head = name.split(".")[0]
     for value, _stmt in values:
-        if mentions(value, name) or may_reach(ctx.facts, lookup, value, name.split(".")[0], local):
+        if mentions(value, name) or may_reach(ctx.facts, lookup, value, head, local, scope=call.flow.scope):
             return True
+        if "." in name and _calls_method_of(value, head):
+            return True  # `self.compute_loss(...)` may call `self.actor` itself
+    return False
+
+
+def _calls_method_of(value: ast.AST, head: str) -> bool:
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            chain = dotted(node.func)
+            if chain is not None and chain.startswith(head + "."):
+                return True
     return False
 
 

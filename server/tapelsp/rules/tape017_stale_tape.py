@@ -384,6 +384,10 @@ def _resets(facts: Facts, flow: Flow, scope: Scope, index: ScopeIndex, loop: ast
     for stmt_node in ast.walk(loop):
         if isinstance(stmt_node, ast.Delete) and any(mentions(t, container) for t in stmt_node.targets):
             resets.append(stmt_node)
+        elif isinstance(stmt_node, ast.Assign) and any(
+                isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Slice) and dotted(t.value) == container
+                for t in stmt_node.targets):
+            resets.append(stmt_node)  # `memory[:] = []`
     return resets, unknown
 
 
