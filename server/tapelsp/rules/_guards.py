@@ -109,7 +109,7 @@ def created_lazily(call: ast.Call, guards: tuple[ast.If, ...], facts: Facts) -> 
             return True
         if isinstance(parent, ast.IfExp) and child is not parent.test and is_first_call_guard(parent.test):
             return True
-        if isinstance(parent, ast.stmt) or isinstance(parent, FUNCTION_NODES):
+        if isinstance(parent, (ast.stmt, *FUNCTION_NODES)):
             return False
     return False
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import ast
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from ..facts.build import binding_kind
 from ..facts.model import Facts, Scope

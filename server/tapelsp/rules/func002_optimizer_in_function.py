@@ -6,7 +6,7 @@ from ..facts.model import Scope, TfFunction
 from ..model import Severity
 from ..versions import Version, VersionRange
 from ._guards import created_lazily, eager_context, used_after_construction, variable_error
-from ._values import Caller, Values, function_label, positional_params, is_method, values_for
+from ._values import Caller, Values, function_label, is_method, positional_params, values_for
 from .base import Context, Proof, Rule, invalid, valid
 
 _USES = ("apply_gradients", "minimize")
