@@ -49,7 +49,8 @@ class Job:
 
     def payload(self) -> dict:
         return {"id": self.id, "kind": self.kind, "source": self.source, "check": self.check,
-                "raises": list(self.raises) if self.raises else None, "timeout": self.timeout}
+                "raises": list(self.raises) if self.raises else None, "timeout": self.timeout,
+                "isolated": self.isolated}
 
 
 @dataclass
@@ -212,6 +213,8 @@ def _run_batch(jobs: list[Job], python: str, base: Path, import_timeout: float, 
                 results[job.id] = Result(job.id, "error", [f"the worker did not start: {outcome.ending}"],
                                          worker_output=outcome.output)
             break
+        if outcome.current is None and outcome.restart:
+            continue  # the worker asked for a fresh process; the jobs after it go on there
         if outcome.current is None:
             for job in remaining:
                 results[job.id] = Result(job.id, "error", [f"the worker stopped before this job: {outcome.ending}"],
@@ -233,6 +236,7 @@ class _Outcome:
     killed: bool
     ending: str
     output: str
+    restart: bool = False  # the worker stopped on purpose after a job that changed global state
 
 
 def _run_worker(jobs: list[Job], python: str, base: Path, import_timeout: float, grace: float) -> _Outcome:
@@ -245,7 +249,7 @@ def _run_worker(jobs: list[Job], python: str, base: Path, import_timeout: float,
     env.setdefault("CUDA_VISIBLE_DEVICES", "")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     results: dict[str, Result] = {}
-    ready = killed = False
+    ready = killed = restart = False
     current: str | None = None
     with open(log_path, "wb") as log:
         process = subprocess.Popen([python, str(WORKER), str(jobs_path), str(results_path)],
@@ -279,6 +283,8 @@ def _run_worker(jobs: list[Job], python: str, base: Path, import_timeout: float,
                         results[event["id"]] = Result.from_event(event)
                         current = None
                         deadline = now + grace
+                    elif kind == "restart":
+                        restart = True
                 if exited:
                     break
                 if time.monotonic() > deadline:
@@ -297,7 +303,7 @@ def _run_worker(jobs: list[Job], python: str, base: Path, import_timeout: float,
     else:
         ending = f"exited with code {code}" + (f" (signal {-code})" if code and code < 0 else "")
     output = log_path.read_bytes()[-8000:].decode("utf-8", errors="replace")
-    return _Outcome(results, ready, current, killed, ending, output)
+    return _Outcome(results, ready, current, killed, ending, output, restart)
 
 
 def _kill(process: subprocess.Popen) -> None:

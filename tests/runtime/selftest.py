@@ -87,6 +87,15 @@ JOBS: list[Job] = [
     # a hang the worker's alarm interrupts; the worker goes on with the next job
     _job("soft-timeout", "valid", "while True:\n    pass\n", timeout=1.0),
     _job("after-soft-timeout", "valid", "import tensorflow as tf\n", check="assert tf.executing_eagerly()\n"),
+    # an example that flips a process-wide switch fails (it needs isolated=True); the switch is
+    # put back, or the worker is replaced, before the next example runs
+    _job("leaks-run-functions-eagerly", "valid", "import tensorflow as tf\ntf.config.run_functions_eagerly(True)\n"),
+    _job("after-run-functions-eagerly", "valid", "import tensorflow as tf\n",
+         check="assert not tf.config.functions_run_eagerly()\n"),
+    _job("leaks-graph-mode", "valid", "import tensorflow as tf\ntf.compat.v1.disable_eager_execution()\n",
+         group="selftest-restart"),
+    _job("after-graph-mode", "valid", "import tensorflow as tf\n", check="assert tf.executing_eagerly()\n",
+         group="selftest-restart"),
     # graph mode in a process of its own
     _job("isolated-graph-mode", "valid",
          "import tensorflow as tf\ntf.compat.v1.disable_eager_execution()\n",

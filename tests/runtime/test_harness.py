@@ -16,7 +16,8 @@ from .test_rule_proofs import assert_proven
 pytestmark = pytest.mark.tensorflow
 
 PASSING = ["right-check", "right-raises", "right-raises-base-class", "clean-valid", "leak-a", "leak-b",
-           "eager", "captured-output", "after-soft-timeout", "isolated-graph-mode", "after-crash"]
+           "eager", "captured-output", "after-soft-timeout", "isolated-graph-mode", "after-crash",
+           "after-run-functions-eagerly", "after-graph-mode"]
 
 # job -> fragments the failure report must contain
 FAILING = {
@@ -30,6 +31,9 @@ FAILING = {
     "invalid-asserting-nothing": ["asserts nothing"],
     "check-that-errors": ["the proof check raised", "AttributeError", "no_such_function"],
     "check-after-expected-raise": ["the check still runs after the raise"],
+    "leaks-run-functions-eagerly": ["changed global TensorFlow state (functions_run_eagerly=True)",
+                                    "Proof(isolated=True)"],
+    "leaks-graph-mode": ["changed global TensorFlow state (executing_eagerly=False", "Proof(isolated=True)"],
 }
 
 
@@ -102,6 +106,13 @@ def test_hard_timeout_kills_the_worker(proof_results: dict) -> None:
     outcome = result(proof_results, "hard-timeout")
     assert outcome.status == "timeout", outcome.report()
     assert "killed after its time ran out on selftest-hard-timeout" in outcome.report()
+
+
+def test_global_state_is_restored_or_the_worker_replaced(proof_results: dict) -> None:
+    same = result(proof_results, "leaks-run-functions-eagerly").pid
+    assert result(proof_results, "after-run-functions-eagerly").pid == same, "restored in place"
+    graph = result(proof_results, "leaks-graph-mode").pid
+    assert result(proof_results, "after-graph-mode").pid != graph, "eager mode cannot come back: a new worker"
 
 
 def test_crash_is_reported_and_later_jobs_run_in_a_new_worker(proof_results: dict) -> None:

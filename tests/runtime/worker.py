@@ -16,7 +16,11 @@ and `timeout` in seconds. The verdict is decided here, where the exception objec
 - with `raises`, the example must raise an exception whose class (or a base class) has
   that name and whose message contains the fragment; otherwise it must run without raising;
 - then `check`, if any, runs in the example's namespace and must not raise;
-- a valid example may not expect an exception; an invalid one must assert something.
+- a valid example may not expect an exception; an invalid one must assert something;
+- a shared (not isolated) example must leave TensorFlow's process-wide switches (eager
+  mode, run_functions_eagerly, control flow v2) as it found them; they are put back, and
+  when that is impossible the worker emits {"event": "restart"} and exits so the parent
+  goes on in a fresh process.
 
 The check can also read `__tapelsp_stdout__` (what the example printed),
 `__tapelsp_logs__` ("LEVEL: message" lines logged through Python logging, which is how
@@ -195,10 +199,45 @@ def main(argv: list[str]) -> int:
 
         emit(event="ready", tensorflow=tf.__version__, pid=os.getpid(), python=sys.version.split()[0],
              import_seconds=round(time.monotonic() - started, 3), eager=tf.executing_eagerly())
+        baseline = global_state(tf)
         for job in jobs:
             emit(event="start", id=job["id"])
-            emit(event="result", **run_job(job))
+            result = run_job(job)
+            changed = {} if job.get("isolated") else \
+                {key: value for key, value in global_state(tf).items() if value != baseline[key]}
+            restored = changed and restore(tf, baseline, changed)
+            if changed:
+                # The next example would run in another TensorFlow than it was written for.
+                result["problems"].append(
+                    f"the example changed global TensorFlow state ({', '.join(f'{k}={v}' for k, v in changed.items())})"
+                    "; examples that do that need Proof(isolated=True)")
+                result["status"] = "failed"
+            emit(event="result", **result)
+            if changed and not restored:
+                emit(event="restart", reason="global TensorFlow state could not be restored")
+                return 0
     return 0
+
+
+def global_state(tf) -> dict:
+    """Process-wide TensorFlow switches an example could flip for every later example."""
+    return {
+        "executing_eagerly": tf.executing_eagerly(),
+        "functions_run_eagerly": tf.config.functions_run_eagerly(),
+        "control_flow_v2": tf.compat.v1.control_flow_v2_enabled(),
+    }
+
+
+def restore(tf, baseline: dict, changed: dict) -> bool:
+    """Put the switches back where possible; False when a fresh process is needed."""
+    try:
+        if "functions_run_eagerly" in changed:
+            tf.config.run_functions_eagerly(baseline["functions_run_eagerly"])
+        if "control_flow_v2" in changed and baseline["control_flow_v2"]:
+            tf.compat.v1.enable_control_flow_v2()
+    except Exception:
+        return False
+    return "executing_eagerly" not in changed and global_state(tf) == baseline
 
 
 if __name__ == "__main__":
