@@ -146,10 +146,10 @@ def exclusive(a: list[PathEntry], b: list[PathEntry]) -> bool:
 
 
 def ends_after(index: ScopeIndex, path: list[PathEntry], from_level: int,
-               kinds: tuple[type, ...] = TERMINATORS) -> bool:
+               kinds: tuple[type, ...] = TERMINATORS, until: tuple[int, int] | None = None) -> bool:
     """Does control leave for good after the innermost statement of `path`, at some level
-    at or below `from_level` (a `return`/`raise` following it in its block, or the
-    statement itself is one)?"""
+    at or below `from_level` (a `return`/`raise` following it in its block, before
+    `until` when given, or the statement itself is one)?"""
     if not path:
         return False
     if isinstance(path[-1][0], kinds):
@@ -162,7 +162,7 @@ def ends_after(index: ScopeIndex, path: list[PathEntry], from_level: int,
             if other is stmt:
                 after = True
                 continue
-            if after and isinstance(other, kinds):
+            if after and isinstance(other, kinds) and (until is None or position(other) < until):
                 return True
     return False
 

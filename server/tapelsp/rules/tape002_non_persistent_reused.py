@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 
-from ..facts.dataflow import inside
+from ..facts.dataflow import inside, position
 from ..model import Severity
 from ..versions import VersionRange
 from ._tape_gradcalls import (
@@ -117,6 +117,23 @@ class NonPersistentTapeReused(Rule):
                 ys = [x * x, x * x * x]
             grads = [tape.gradient(y, x) for y in ys]
         """, 6, "one call per element of a comprehension",
+            proof=Proof(raises=("RuntimeError", MESSAGE))),
+        invalid("""
+            import tensorflow as tf
+
+            def gan_step(generator, discriminator, real, z):
+                with tf.GradientTape() as tape:
+                    fake = generator(z)
+                    d_loss = tf.reduce_mean(discriminator(fake)) - tf.reduce_mean(discriminator(real))
+                    g_loss = -tf.reduce_mean(discriminator(fake))
+                d_grads = tape.gradient(d_loss, discriminator.trainable_variables)
+                g_grads = tape.gradient(g_loss, generator.trainable_variables)
+                return d_grads, g_grads
+
+            generator = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+            discriminator = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            gan_step(generator, discriminator, tf.ones([2, 4]), tf.ones([2, 3]))
+        """, 9, "one tape for a GAN's two losses, in a function that returns both",
             proof=Proof(raises=("RuntimeError", MESSAGE))),
         valid("""
             import tensorflow as tf
@@ -265,7 +282,7 @@ def _both_run(first: GradCall, second: GradCall) -> bool:
     path_a, path_b = index.path(first.node), index.path(second.node)
     if exclusive(path_a, path_b):
         return False
-    return not ends_after(index, path_a, common_length(path_a, path_b))
+    return not ends_after(index, path_a, common_length(path_a, path_b), until=position(second.node))
 
 
 def _contains(outer: ast.AST, node: ast.AST) -> bool:
