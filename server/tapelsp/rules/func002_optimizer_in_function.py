@@ -111,6 +111,35 @@ class OptimizerInFunction(Rule):
         invalid("""
             import tensorflow as tf
 
+            class GAN(tf.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.generator = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+                    self.discriminator = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+                    self.generator.build((None, 2))
+                    self.discriminator.build((None, 2))
+                    self.gen_opt = tf.keras.optimizers.Adam(1e-4)
+                    self.disc_opt = tf.keras.optimizers.Adam(1e-4)
+
+                @tf.function
+                def apply(self, optimizer, model, x):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(model(x) ** 2)
+                    grads = tape.gradient(loss, model.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                    return loss
+
+                def train(self, x):
+                    self.apply(self.disc_opt, self.discriminator, x)
+                    self.apply(self.gen_opt, self.generator, x)
+
+            gan = GAN()
+            gan.train(tf.ones([4, 2]))
+        """, 24, "the same with a tf.function method and optimizers held by the instance",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
+        invalid("""
+            import tensorflow as tf
+
             w = tf.Variable(1.0)
 
             @tf.function
