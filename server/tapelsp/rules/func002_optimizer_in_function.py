@@ -135,7 +135,7 @@ class OptimizerInFunction(Rule):
 
             gan = GAN()
             gan.train(tf.ones([4, 2]))
-        """, 24, "the same with a tf.function method and optimizers held by the instance",
+        """, 23, "the same with a tf.function method and optimizers held by the instance",
             proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
         invalid("""
             import tensorflow as tf
