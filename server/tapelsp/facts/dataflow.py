@@ -202,6 +202,8 @@ class _Builder:
         self.paused: list[ast.withitem] = []
         self.loops: list[ast.stmt] = []
         self.branches: list[tuple[ast.stmt, int]] = []
+        # Looking for `:=` in every statement is most of the build time; skip it when absent.
+        self.has_walrus = ":=" in facts.source.text
 
     def add(self, name: str, stmt: ast.stmt, value: ast.expr | None, kind: str) -> None:
         d = Def(name, stmt, value, kind, tuple(self.tapes), tuple(self.paused), tuple(self.loops),
@@ -303,6 +305,8 @@ class _Builder:
         self._walrus_in(stmt, stmt)
 
     def _walrus_in(self, node: ast.AST, stmt: ast.stmt) -> None:
+        if not self.has_walrus:
+            return
         for child in _walk_same_scope(node):
             if isinstance(child, ast.NamedExpr) and isinstance(child.target, ast.Name):
                 self.add(child.target.id, stmt, child.value, "assign")
