@@ -207,6 +207,8 @@ class Values:
         self._class_attrs: dict[tuple[str, str], tuple[str | None, ast.expr | None]] = {}
         self._callers: dict[ast.AST, list[Caller]] = {}
         self._combinators: dict[ast.AST, bool] = {}
+        self._names: dict[tuple[str, int], str | None] = {}
+        self._names_in_progress: set[tuple[str, int]] = set()
         self._in_progress: set = set()
         self._call_index: dict[tuple, list] | None = None
         self._scope_of_node = {scope.node: scope for scope in facts.scopes}
@@ -589,6 +591,22 @@ class Values:
         if found is None:
             return None
         values, owner = found
+        key = (name, id(owner))
+        if key in self._names:
+            return self._names[key]
+        if key in self._names_in_progress:
+            # `x = tf.zeros(3)` then `x = x * 2`: a name's own earlier value counts as what the
+            # other bindings make it (every other binding must still be a tensor).
+            return "tensor"
+        self._names_in_progress.add(key)
+        try:
+            result = self._name_symbolic_uncached(name, values, owner)
+        finally:
+            self._names_in_progress.discard(key)
+        self._names[key] = result
+        return result
+
+    def _name_symbolic_uncached(self, name: str, values: list, owner: Scope) -> str | None:
         if owner.traced_by is None:
             # Bound outside any trace: eager objects, except variables, which refuse NumPy in a trace.
             return "variable" if self._common_origin(values, owner, name)[0] == "variable" else None
