@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .engine import SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE, check_source, meta_violation
+from .engine import SYNTAX_ERROR, TENSORFLOW_MENTIONS, TOO_COMPLEX, UNREADABLE, check_source, meta_violation
 from .model import Edit, Fix, Position, Range, Violation
 from .parse import TooComplex, parse_source
 from .settings import Settings, Targets
-from .suppression import filter_suppressed
+from .suppression import filter_suppressed, ignores_whole_file
 from .text import SourceText
 
 # Cell magics whose body is still Python.
@@ -164,12 +164,32 @@ def check_notebook(notebook: str | bytes | dict, path: str | None = None, settin
         return f"line {line - cell.first_line} of cell {cell.number}"
 
     violations = check_source(text, path, settings, targets, line_label=label, project=project)
-    if any(v.code == SYNTAX_ERROR for v in violations) and not any(v.code == TOO_COMPLEX for v in violations):
+    analysed = any(v.code == SYNTAX_ERROR for v in violations) or (
+        any(mention in text for mention in TENSORFLOW_MENTIONS) and not ignores_whole_file(text))
+    if analysed and not any(v.code == TOO_COMPLEX for v in violations):
         # Jupyter compiles each cell on its own: report syntax errors per cell, where Python
-        # points in that cell, not where the joined program happens to break.
+        # points in that cell, not where the joined program happens to break (or parses,
+        # when the next cell happens to complete a broken one).
         violations = [v for v in violations if v.code != SYNTAX_ERROR]
         violations += _cell_syntax_errors(text, mapped, settings, path)
     return sorted((map_violation(v, mapped) for v in violations), key=Violation.sort_key)
+
+
+def _parses_in_ipython(code: str) -> bool:
+    """Does the cell compile, after IPython removes the first line's indentation from every line?"""
+    lines = code.split("\n")
+    first = next((line for line in lines if line.strip()), "")
+    indent = first[:len(first) - len(first.lstrip())]
+    candidates = [code]
+    if indent:
+        candidates.append("\n".join(line[len(indent):] if line.startswith(indent) else line for line in lines))
+    for candidate in candidates:
+        try:
+            ast.parse(candidate)
+            return True
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    return False
 
 
 def _cell_syntax_errors(text: str, cells: list[Cell], settings: Settings | None,
@@ -177,11 +197,8 @@ def _cell_syntax_errors(text: str, cells: list[Cell], settings: Settings | None,
     found: list[Violation] = []
     for cell in cells:
         code = neutralise_magics(cell.source)
-        try:
-            ast.parse(code)
+        if _parses_in_ipython(code):
             continue
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            pass
         try:
             problems = parse_source(SourceText(code)).problems
         except (TooComplex, RecursionError, MemoryError):
