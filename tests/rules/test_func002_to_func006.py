@@ -400,3 +400,12 @@ def test_keras_2_proof_matches_what_the_rules_say() -> None:
     """)
     assert flagged(sgd, "2.21") == [("FUNC002", 14)]
     assert flagged(sgd.replace("tf_keras as keras", "keras"), "2.21") == []
+
+
+def test_repeated_reassignment_is_followed_without_blowup() -> None:
+    """`x = x * 2 + y` sixty times: each binding refers to the name itself."""
+    body = "\n".join("    x = x * 2 + y" for _ in range(60))
+    source = f"import numpy as np\nimport tensorflow as tf\n\n@tf.function\ndef f(y):\n    x = tf.zeros([3])\n{body}\n" \
+             "    return np.sum(x)\n"
+    assert flagged(source) == [("FUNC005", 67)]
+    assert flagged(source.replace("x = tf.zeros([3])", "x = 0.0")) == []
