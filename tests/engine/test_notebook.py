@@ -148,6 +148,17 @@ def test_a_syntax_error_in_one_cell_keeps_the_other_cells(broken: str, row: int,
     assert got == [(1, 4, 9, "FUNC001"), (2, row, column, "TL001"), (3, 3, 9, "FUNC001")]
 
 
+def test_a_broken_cell_completed_by_the_next_one_is_still_broken() -> None:
+    """Joined, `y = T.square(x,` and `1.0)` parse; Jupyter runs them apart, and both fail."""
+    got = found(notebook(IMPORT + FUNC, "y = T.square(x,\n", "1.0)\n"))
+    assert got == [(1, 4, 9, "FUNC001"), (2, 1, 13, "TL001"), (3, 1, 4, "TL001")]
+
+
+def test_an_indented_cell_is_dedented_as_ipython_does() -> None:
+    assert found(notebook(IMPORT + FUNC, "    x = 1\n    y = 2\n", FUNC)) == [(1, 4, 9, "FUNC001"),
+                                                                              (3, 3, 9, "FUNC001")]
+
+
 def test_syntax_error_inside_a_cell_keeps_the_rest_of_that_cell() -> None:
     cell = FUNC + "\ny = T.square(\n\n" + FUNC.replace("def f", "def g")
     assert found(notebook(IMPORT, cell)) == [(2, 3, 9, "FUNC001"), (2, 6, 13, "TL001"), (2, 10, 9, "FUNC001")]
