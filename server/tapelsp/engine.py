@@ -6,7 +6,9 @@ nothing else to analyse Python code.
 
 from __future__ import annotations
 
+import sys
 import traceback
+from dataclasses import replace
 from typing import Any, Callable
 
 from . import facts as facts_mod
@@ -23,6 +25,16 @@ UNREADABLE = "TL002"
 TOO_COMPLEX = "TL003"
 INTERNAL_ERROR = "TL004"
 TENSORFLOW_MENTIONS = ("tensorflow", "keras", "tf.")
+
+
+# Since Python 3.11 a call between Python functions does not use the C stack, so a higher
+# recursion limit is safe and lets rules follow long operator chains that Python compiles.
+_RECURSION_HEADROOM = 8000
+
+
+def _ensure_recursion_headroom() -> None:
+    if sys.version_info >= (3, 11) and sys.getrecursionlimit() < _RECURSION_HEADROOM:
+        sys.setrecursionlimit(_RECURSION_HEADROOM)
 
 
 def enabled_rules(settings: Settings, path: str | None, targets: Targets) -> list[Rule]:
@@ -52,12 +64,14 @@ def meta_violation(code: str, message: str, rng: Range | None = None,
 def check_source(text: str, path: str | None = None, settings: Settings | None = None,
                  targets: Targets | None = None, *,
                  line_label: Callable[[int], str] | None = None,
-                 project: Any = None) -> list[Violation]:
+                 project: Any = None, fixes: bool = False) -> list[Violation]:
     """All findings for one Python source text, sorted by position.
 
     `line_label` names a 1-based line in messages (notebooks pass one that names the cell).
     `project` (a `tapelsp.project.Project`, when the caller has one) lets rules look into
     the other modules of the user's project; rules work without it, preferring silence.
+    `fixes=True` builds the rules' fixes (with libcst, so it costs): `Violation.fix` is
+    None otherwise.
     """
     settings = settings or Settings()
     targets = targets or settings.targets()
@@ -71,8 +85,10 @@ def check_source(text: str, path: str | None = None, settings: Settings | None =
         triggers.extend(TENSORFLOW_MENTIONS)
     if not any(trigger in text for trigger in triggers):
         return []
+    _ensure_recursion_headroom()
     source = SourceText(text)
     found: list[Violation] = []
+    offers: dict[int, Any] = {}
     try:
         parsed = parse_source(source, path or "<unknown>")
         for problem in parsed.problems:
@@ -87,7 +103,7 @@ def check_source(text: str, path: str | None = None, settings: Settings | None =
     for rule in rules:
         ctx = Context(facts=facts, targets=targets, rule=rule,
                       severity=settings.severity_for(rule.code, rule.severity),
-                      path=path, project=project)
+                      path=path, project=project, fixes=fixes)
         try:
             rule.check(ctx)
         except RecursionError:
@@ -103,7 +119,11 @@ def check_source(text: str, path: str | None = None, settings: Settings | None =
                 "Please report this with the file.", None, settings, path))
             continue
         found.extend(ctx.violations)
-    return _finish(found, source)
+        offers.update(ctx.fix_offers)
+    finished = _finish(found, source)
+    if offers:
+        finished = [_with_fix(v, offers[id(v)], source, path) if id(v) in offers else v for v in finished]
+    return finished
 
 
 def _finish(found: list[Violation | None], source: SourceText) -> list[Violation]:
@@ -111,4 +131,14 @@ def _finish(found: list[Violation | None], source: SourceText) -> list[Violation
     kept = filter_suppressed(kept, source)
     unique = {(v.code, v.range, v.message): v for v in kept}
     return sorted(unique.values(), key=Violation.sort_key)
+
+
+def _with_fix(violation: Violation, offer: Any, source: SourceText, path: str | None) -> Violation:
+    """The finding with its fix built (only findings that survived suppression get here)."""
+    from .fixes.validate import log_dropped, resolve_fix
+
+    fix, error = resolve_fix(offer, source.text)
+    if error is not None:
+        log_dropped(violation.code, path, violation.range.start.line, error)
+    return replace(violation, fix=fix, fix_error=error)
 

@@ -75,8 +75,39 @@ class _Walker:
         method = _DISPATCH.get(type(node))
         if method is not None:
             method(self, node)
+        elif isinstance(node, ast.expr):
+            self.visit_expr(node)
         else:
             self.generic(node)
+
+    def visit_expr(self, root: ast.AST) -> None:
+        """Expressions with an explicit stack: long operator chains nest thousands deep.
+
+        The context (scope, tapes, guards, loops) only changes inside a lambda, which
+        is visited through `visit_lambda`.
+        """
+        stack = [root]
+        loads = self.scope.loads
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is ast.Name:
+                if isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
+                    loads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined]
+                continue
+            if kind is ast.Constant:
+                continue
+            if kind is ast.Lambda:
+                self.visit_lambda(node)  # type: ignore[arg-type]
+                continue
+            if kind is ast.Call:
+                self.record_call(node)  # type: ignore[arg-type]
+            elif kind is ast.Attribute and isinstance(node.value, ast.Name) \
+                    and isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
+                loads.setdefault(f"{node.value.id}.{node.attr}", []).append(node)  # type: ignore[attr-defined]
+            children = list(ast.iter_child_nodes(node))
+            children.reverse()
+            stack.extend(children)
 
     def generic(self, node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
@@ -245,7 +276,7 @@ class _Walker:
 
     # --- expressions ---------------------------------------------------------------
 
-    def visit_call(self, node: ast.Call) -> None:
+    def record_call(self, node: ast.Call) -> None:
         func = node.func
         qualname = self.imports.resolve(func)
         receiver = method = None
@@ -264,16 +295,6 @@ class _Walker:
                 self._tf_function_call(node)
         if receiver is not None:
             self.scope.method_calls.setdefault((receiver, method), []).append(site)
-        self.generic(node)
-
-    def visit_name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Load):
-            self.scope.loads.setdefault(node.id, []).append(node)
-
-    def visit_attribute(self, node: ast.Attribute) -> None:
-        if isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
-            self.scope.loads.setdefault(f"{node.value.id}.{node.attr}", []).append(node)
-        self.visit(node.value)
 
     # --- tf.function -------------------------------------------------------------
 
@@ -343,7 +364,6 @@ def _read_options(tf_function: TfFunction, call: ast.Call, first_positional: int
 _DISPATCH = {
     ast.FunctionDef: _Walker.visit_function,
     ast.AsyncFunctionDef: _Walker.visit_function,
-    ast.Lambda: _Walker.visit_lambda,
     ast.ClassDef: _Walker.visit_class,
     ast.Import: _Walker.visit_import,
     ast.ImportFrom: _Walker.visit_import,
@@ -357,11 +377,6 @@ _DISPATCH = {
     ast.AnnAssign: _Walker.visit_assign,
     ast.Global: _Walker.visit_global,
     ast.Nonlocal: _Walker.visit_global,
-    ast.Call: _Walker.visit_call,
-    ast.Name: _Walker.visit_name,
-    ast.Attribute: _Walker.visit_attribute,
-    # Leaves with nothing to record: skip their children.
-    ast.Constant: lambda self, node: None,
 }
 
 
