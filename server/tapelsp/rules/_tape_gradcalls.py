@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from ..facts.dataflow import Def, Flow, end_position, flow_of, inside, position
+from ..facts.dataflow import Def, Flow, _walk_same_scope, end_position, flow_of, inside, position
 from ..facts.model import CallSite, Facts, Scope, Tape
 from ..facts.names import dotted
 
@@ -205,6 +205,55 @@ class GradCall:
 
     def label(self) -> str:
         return f"{self.name}.{self.method}"
+
+    def target_slice(self) -> list[Def]:
+        """`flow.slice(target, call)`, computed once for all the rules."""
+        cached = self.__dict__.get("_target_slice")
+        if cached is None:
+            cached = fast_slice(self.flow, self.target, self.node) if self.target is not None else []
+            self.__dict__["_target_slice"] = cached
+        return cached
+
+
+def fast_slice(flow: Flow, expr: ast.AST, at: ast.AST | None = None, limit: int = 2000) -> list[Def]:
+    """`flow.slice(expr, at)` with what it recomputes per call (the names each definition
+    reads, the reaching definitions of a name at a statement) remembered on the flow, so
+    that many gradient calls in one long function share the work."""
+    at = at if at is not None else expr
+    names_cache: dict[int, list[str]] = flow.__dict__.setdefault("_tape_names_used", {})
+    reach_cache: dict[tuple[str, int], list[Def]] = flow.__dict__.setdefault("_tape_reaching", {})
+    seen: set[int] = set()
+    out: list[Def] = []
+    pending: list[tuple[str, ast.AST]] = [
+        (n.id, at) for n in _walk_same_scope(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    while pending and len(out) < limit:
+        name, where = pending.pop()
+        key = (name, id(where))
+        defs = reach_cache.get(key)
+        if defs is None:
+            defs = reach_cache[key] = flow.reaching(name, where)
+        for d in defs:
+            if id(d) in seen:
+                continue
+            seen.add(id(d))
+            out.append(d)
+            used = names_cache.get(id(d))
+            if used is None:
+                used = names_cache[id(d)] = [n.id for n in d.names_used()]
+            pending.extend((n, d.stmt) for n in used)
+    out.sort(key=lambda d: d.position)
+    return out
+
+
+def calls_in_scope(facts: Facts, scope: Scope) -> list[CallSite]:
+    """Every call of one scope, in source order (indexed once per file)."""
+    index = facts.__dict__.get("_tape_calls_by_scope")
+    if index is None:
+        index = {}
+        for site in facts.calls:
+            index.setdefault(id(site.scope), []).append(site)
+        facts.__dict__["_tape_calls_by_scope"] = index
+    return index.get(id(scope), [])
 
 
 def argument(call: ast.Call, name: str, pos: int | None) -> ast.expr | None:
@@ -537,7 +586,7 @@ def gradient_call_in(expr: ast.AST | None, by_node: dict[int, GradCall]) -> Grad
 
 def connected(flow: Flow, expr: ast.AST, at: ast.AST, tape: Tape) -> Def | None:
     """A definition recorded by `tape` that the value of `expr` (at `at`) is computed from."""
-    for d in flow.slice(expr, at):
+    for d in fast_slice(flow, expr, at):
         if recorded(d, tape):
             return d
     return None

@@ -208,7 +208,7 @@ def _later_use(call: GradCall, all_calls: list[GradCall]) -> tuple[GradCall, Def
 
 def _fed(later: GradCall, entry, where, result_defs: list[Def]) -> Def | None:
     assert later.target is not None
-    slice_ = later.flow.slice(later.target, later.node)
+    slice_ = later.target_slice()
     if any(d in slice_ for d in result_defs):
         return None  # differentiates the first gradient: a higher-order derivative
     for d in slice_:

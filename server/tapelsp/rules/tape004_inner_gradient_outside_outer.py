@@ -118,10 +118,15 @@ class InnerGradientOutsideOuter(Rule):
             entry = outer.entry
             if entry is None or outer.target is None:
                 continue
-            for d in outer.flow.slice(outer.target, outer.node):
-                if recorded(d, entry):
+            if not any(encloses(entry, t) for t in ctx.facts.tapes if t.scope is entry.scope):
+                continue  # no tape nested in this one: no higher-order derivative here
+            holders = _holders(outer, by_node)
+            if not holders:
+                continue
+            for d in outer.target_slice():
+                inner = holders.get(id(d))
+                if inner is None or recorded(d, entry):
                     continue
-                inner = gradient_call_in(d.value, by_node)
                 if inner is None or id(inner.node) in reported or not _too_late(inner, outer):
                     continue
                 reported.add(id(inner.node))
@@ -137,6 +142,22 @@ class InnerGradientOutsideOuter(Rule):
                              ctx.related(tape_item_range_node(inner.entry), f"the inner tape `{inner.name}`"),
                              ctx.related(outer.node, "the call that gets None")],
                 )
+
+
+def _holders(call: GradCall, by_node) -> dict:
+    """Definitions of the call's scope whose value holds a gradient call (once per flow)."""
+    flow = call.flow
+    cached = flow.__dict__.get("_tape_gradient_holders")
+    if cached is None:
+        cached = {}
+        scoped = {key: c for key, c in by_node.items() if c.flow is flow}
+        if scoped:
+            for d in flow.ordered:
+                found = gradient_call_in(d.value, scoped)
+                if found is not None:
+                    cached[id(d)] = found
+        flow.__dict__["_tape_gradient_holders"] = cached
+    return cached
 
 
 def _too_late(inner: GradCall, outer: GradCall) -> bool:

@@ -192,7 +192,7 @@ class ForwardBeforeTape(Rule):
         models = _model_refs(call, call.sources, call.node, 0)
         if not models:
             return None
-        slice_ = call.flow.slice(call.target, call.node)
+        slice_ = call.target_slice()
         start = position(entry.node)
         lookup = lookup_for(ctx.facts, call.flow, ctx.project, ctx.path)
         for model in models:
@@ -221,7 +221,7 @@ class ForwardBeforeTape(Rule):
         names = [e.id for e in elements if isinstance(e, ast.Name)]
         if not names:
             return None
-        slice_ = call.flow.slice(call.target, call.node)
+        slice_ = call.target_slice()
         lookup = lookup_for(ctx.facts, call.flow, ctx.project, ctx.path)
         watch_all = call.binding.option("watch_accessed_variables")
         for name in names:
@@ -313,6 +313,11 @@ def _used_later(ctx: Context, call: GradCall, slice_: list[Def], name: str, thre
     for d in slice_:
         if d.position >= threshold and d.kind in ("with", "import", "handler", "def"):
             return True  # bound by something we do not follow
+    # Containers filled by `append` & co. are invisible to the def-use layer: whatever was put
+    # in them inside the block may run the model too.
+    mutated = _mutated_names(call)
+    if any(d.name in mutated for d in slice_):
+        return True
     head = name.split(".")[0]
     for value, _stmt in values:
         if mentions(value, name) or may_reach(ctx.facts, lookup, value, head, local, scope=call.flow.scope):
@@ -320,6 +325,14 @@ def _used_later(ctx: Context, call: GradCall, slice_: list[Def], name: str, thre
         if "." in name and _calls_method_of(value, head):
             return True  # `self.compute_loss(...)` may call `self.actor` itself
     return False
+
+
+_MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "write",
+                       "assign", "assign_add", "assign_sub", "scatter_update", "put"})
+
+
+def _mutated_names(call: GradCall) -> set[str]:
+    return {receiver for (receiver, method) in call.flow.scope.method_calls if method in _MUTATORS}
 
 
 def _calls_method_of(value: ast.AST, head: str) -> bool:

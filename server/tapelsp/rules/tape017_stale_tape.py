@@ -9,7 +9,7 @@ from ..facts.names import dotted
 from ..model import Severity
 from ..versions import VersionRange
 from ._tape_gradcalls import (
-    GradCall, ScopeIndex, argument, foreign_target, gradient_calls, mentions, recorded, scope_index,
+    GradCall, ScopeIndex, argument, calls_in_scope, foreign_target, gradient_calls, mentions, recorded, scope_index,
     stop_recording_around, tape_item_range_node,
 )
 from .base import Context, Proof, Rule, invalid, valid
@@ -288,7 +288,7 @@ def _episode_findings(facts: Facts, tape: Tape, summaries: "_Summaries") -> list
 
 
 def _calls_in(facts: Facts, scope: Scope, node: ast.AST) -> list[CallSite]:
-    return [site for site in facts.calls if site.scope is scope and inside(site.node, node)]
+    return [site for site in calls_in_scope(facts, scope) if inside(site.node, node)]
 
 
 def _recorded_data(flow: Flow, call: ast.Call, tape: Tape) -> bool:
@@ -325,7 +325,7 @@ def _consumer(facts: Facts, flow: Flow, scope: Scope, tape: Tape, loop: ast.stmt
         if call.entry is not tape or not (inside(call.node, loop) or position(call.node) > position(loop)):
             continue
         if mentions(call.target, container) or any(
-                mentions(d.value, container) for d in call.flow.slice(call.target, call.node)):
+                mentions(d.value, container) for d in call.target_slice()):
             return call.node, f"`{call.label()}`"
     # A method of the container's object given the tape, that asks it about the container.
     owner, _, attr = container.rpartition(".")
