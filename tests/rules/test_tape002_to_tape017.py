@@ -588,3 +588,35 @@ def test_forward_before_tape_in_a_function_with_a_local_model() -> None:
             return tape.gradient(loss, model.trainable_variables)
     """
     assert flagged(source) == [("TAPE006", 5)]
+
+
+def test_forward_before_tape_silent_when_the_loss_goes_through_a_list_filled_inside() -> None:
+    source = """
+        import tensorflow as tf
+
+        def step(model, x):
+            acc = []
+            pred = model(x)
+            with tf.GradientTape() as tape:
+                acc.append(model(x) * 2.0)
+                loss = tf.reduce_mean(tf.stack(acc)) + tf.reduce_sum(pred)
+            return tape.gradient(loss, model.trainable_variables)
+    """
+    assert flagged(source) == []
+
+
+def test_memoized_slice_matches_the_def_use_layer() -> None:
+    from tapelsp.rules import all_rules
+
+    for rule in all_rules():
+        if rule.code not in CODES:
+            continue
+        for example in rule.examples:
+            text = SourceText(example.source)
+            facts = facts_mod.build(parse_source(text).tree, text)
+            for call in _tape_gradcalls.gradient_calls(facts):
+                if call.target is None:
+                    continue
+                expected = call.flow.slice(call.target, call.node)
+                assert [id(d) for d in _tape_gradcalls.fast_slice(call.flow, call.target, call.node)] == \
+                    [id(d) for d in expected], (rule.code, example.title)
