@@ -409,3 +409,28 @@ def test_repeated_reassignment_is_followed_without_blowup() -> None:
              "    return np.sum(x)\n"
     assert flagged(source) == [("FUNC005", 67)]
     assert flagged(source.replace("x = tf.zeros([3])", "x = 0.0")) == []
+
+
+def test_flags_are_not_first_call_guards_but_none_checks_are() -> None:
+    source = src("""
+        import tensorflow as tf
+
+        class Net(tf.Module):
+            def __init__(self, use_bias):
+                super().__init__()
+                self.use_bias = use_bias
+                self.extra = None
+
+            @tf.function
+            def __call__(self, x, training):
+                if self.use_bias:
+                    x = tf.keras.layers.Dense(3)(x)
+                if not training:
+                    x = tf.keras.layers.Dense(3)(x)
+                if self.extra is None:
+                    self.extra = tf.keras.layers.Dense(3)
+                if not self.extra.built:
+                    self.extra.build(x.shape)
+                return self.extra(x)
+    """)
+    assert flagged(source) == [("FUNC003", 12), ("FUNC003", 14)]

@@ -70,21 +70,23 @@ def ancestors(node: ast.AST, facts: Facts):
 
 # --- first-call guards -----------------------------------------------------------------
 
-def is_first_call_guard(test: ast.expr) -> bool:
+def is_first_call_guard(test: ast.expr, params: frozenset[str] | set[str] = frozenset()) -> bool:
     """A condition that plausibly holds on the first trace only.
 
     `self.v is None`, `v is not None`, `not self.built`, `not hasattr(self, "v")`,
-    `"k" not in cache`, `self._layer` (truthiness of a name or attribute), and `and`/`or`
-    combinations containing one. Comparisons of values (`step > 0`) are not guards.
+    `"k" not in cache`, and `and`/`or` combinations containing one. Not guards: comparisons
+    of values (`step > 0`), a flag's truthiness (`if training:`, `if self.use_bias:`: the
+    object is created exactly when the flag is set, on every trace), and `not p` for a
+    parameter `p` of the function (`params`), which each call passes afresh.
     """
     if isinstance(test, ast.BoolOp):
-        return any(is_first_call_guard(value) for value in test.values)
+        return any(is_first_call_guard(value, params) for value in test.values)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         operand = test.operand
-        return isinstance(operand, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)) \
-            or is_first_call_guard(operand)
-    if isinstance(test, (ast.Name, ast.Attribute)):
-        return True
+        if isinstance(operand, ast.Name):
+            return operand.id not in params
+        return isinstance(operand, (ast.Attribute, ast.Subscript, ast.Call)) \
+            or is_first_call_guard(operand, params)
     if isinstance(test, ast.Compare):
         operands = [test.left, *test.comparators]
         if any(isinstance(o, ast.Constant) and o.value is None for o in operands):
@@ -102,7 +104,8 @@ def created_lazily(call: ast.Call, guards: tuple[ast.If, ...], facts: Facts) -> 
     Also accepted: `x = x or Ctor()` and `Ctor() if x is None else x`. Not accepted:
     `cache.setdefault(k, Ctor())`, whose constructor runs every time.
     """
-    if any(is_first_call_guard(guard.test) for guard in guards):
+    params = _enclosing_params(call, facts)
+    if any(is_first_call_guard(guard.test, params) for guard in guards):
         return True
     for child, parent in ancestors(call, facts):
         if isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.Or) and child is not parent.values[0]:
@@ -112,6 +115,14 @@ def created_lazily(call: ast.Call, guards: tuple[ast.If, ...], facts: Facts) -> 
         if isinstance(parent, (ast.stmt, *FUNCTION_NODES)):
             return False
     return False
+
+
+def _enclosing_params(node: ast.AST, facts: Facts) -> set[str]:
+    for _child, parent in ancestors(node, facts):
+        if isinstance(parent, FUNCTION_NODES):
+            args = parent.args
+            return {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    return set()
 
 
 # --- code in a traced body that runs eagerly -------------------------------------------

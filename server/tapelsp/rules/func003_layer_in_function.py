@@ -131,6 +131,18 @@ class LayerInFunction(Rule):
             import tensorflow as tf
 
             @tf.function
+            def forward(x, training):
+                if training:
+                    x = tf.keras.layers.BatchNormalization()(x, training=True)
+                return x
+
+            y = forward(tf.ones([2, 3]), True)
+        """, 6, "a flag argument is not a first-call guard",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
             def forward(x):
                 return tf.keras.layers.Dense(8)(x)
         """, 5, "TensorFlow 2.6 and older word the error differently", tensorflow_version="2.6"),
