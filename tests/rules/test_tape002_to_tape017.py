@@ -620,3 +620,51 @@ def test_memoized_slice_matches_the_def_use_layer() -> None:
                 expected = call.flow.slice(call.target, call.node)
                 assert [id(d) for d in _tape_gradcalls.fast_slice(call.flow, call.target, call.node)] == \
                     [id(d) for d in expected], (rule.code, example.title)
+
+
+# --- TAPE006 looks into loss functions of other modules through the project ----------------------
+
+LOSSES_PURE = """
+import tensorflow as tf
+
+def _squared(a):
+    return tf.square(a)
+
+def mse(y, p):
+    return tf.reduce_mean(_squared(y - p))
+"""
+
+LOSSES_USING_THE_MODEL = """
+import tensorflow as tf
+from train import model
+
+def mse(y, p):
+    return tf.reduce_mean(tf.square(y - model(p)))
+"""
+
+SCRIPT = """
+import tensorflow as tf
+from losses import mse
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+x = tf.ones([4, 3])
+y = tf.zeros([4, 1])
+pred = model(x)
+with tf.GradientTape() as tape:
+    loss = mse(y, pred)
+grads = tape.gradient(loss, model.trainable_variables)
+"""
+
+
+def test_forward_before_tape_with_a_loss_from_another_module(tmp_path) -> None:
+    project = _project(tmp_path, {"losses.py": LOSSES_PURE, "train.py": SCRIPT})
+    assert flagged(SCRIPT, path=str(tmp_path / "train.py"), project=project) == [("TAPE006", 9)]
+
+
+def test_forward_before_tape_loss_module_that_imports_the_model(tmp_path) -> None:
+    project = _project(tmp_path, {"losses.py": LOSSES_USING_THE_MODEL, "train.py": SCRIPT})
+    assert flagged(SCRIPT, path=str(tmp_path / "train.py"), project=project) == []
+
+
+def test_forward_before_tape_with_an_unresolved_loss_is_silent() -> None:
+    assert flagged(SCRIPT, path="train.py") == []

@@ -147,7 +147,7 @@ def facts_module_values(facts: Facts) -> dict[str, list[ast.expr]]:
 class RemoteResolver:
     """Finds what a name imported from another module of the project is bound to there."""
 
-    _cache: dict[str, tuple[tuple[int, int], tuple[ImportTable, dict[str, list[ast.expr]]] | None]] = {}
+    _cache: dict[str, tuple[tuple[int, int], tuple[ImportTable, dict[str, list[ast.expr]], dict] | None]] = {}
     MAX_BYTES = 500_000
     MAX_CACHE = 128
 
@@ -181,14 +181,36 @@ class RemoteResolver:
         parsed = self._parse(path)
         if parsed is None:
             return None
-        imports, values = parsed
+        imports, values, _defs = parsed
         found = values.get(name)
         if not found:
             return None
         label = os.path.basename(path)
         return found, _Lookup(imports, values, None, label, None)
 
-    def _parse(self, path: str) -> tuple[ImportTable, dict[str, list[ast.expr]]] | None:
+    def function(self, stmt: ast.stmt | None, qualname: str | None, name: str):
+        """The top-level def an imported name refers to in another module of the project:
+        (def, that module's import table, its top-level defs, its path), or None."""
+        path = None
+        original = name
+        if isinstance(stmt, ast.ImportFrom):
+            for alias in stmt.names:
+                if (alias.asname or alias.name) == name:
+                    path = self._module_file(stmt.module or "", stmt.level)
+                    original = alias.name
+        elif qualname:
+            module, _, original = qualname.rpartition(".")
+            path = self._module_file(module, 0) if module else None
+        if path is None:
+            return None
+        parsed = self._parse(path)
+        if parsed is None:
+            return None
+        imports, _values, defs = parsed
+        fn = defs.get(original)
+        return (fn, imports, defs, path) if fn is not None else None
+
+    def _parse(self, path: str) -> tuple[ImportTable, dict[str, list[ast.expr]], dict] | None:
         try:
             stat = os.stat(path)
         except OSError:
@@ -211,7 +233,9 @@ class RemoteResolver:
                 for stmt in tree.body:
                     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                         imports.add_import(stmt)
-                result = (imports, module_values(tree))
+                defs = {stmt.name: stmt for stmt in tree.body
+                        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))}
+                result = (imports, module_values(tree), defs)
         if len(self._cache) >= self.MAX_CACHE:
             self._cache.pop(next(iter(self._cache)))
         self._cache[path] = (key, result)
@@ -434,7 +458,9 @@ def may_reach(facts: Facts, lookup: _Lookup, expr: ast.AST, head: str, local: bo
                 continue
             body = _local_function(facts, func.id, scope)
             if body is None:
-                return True
+                if _remote_may_reach(facts, lookup, func.id, head, scope):
+                    return True
+                continue
             if depth >= 3 or head in body.loads or any(k.startswith(head + ".") for k in body.loads):
                 return True
             if may_reach(facts, lookup, body.node, head, False, depth + 1):
@@ -473,3 +499,63 @@ def _local_function(facts: Facts, name: str, where=None):
         if scope.parent is not None and scope.parent.kind == "module":
             return scope
     return None
+
+
+def _remote_may_reach(facts: Facts, lookup: _Lookup, name: str, head: str, scope) -> bool:
+    """A function imported from another module of the project: can it read our `head`?
+
+    It can only when its module binds `head` itself (imports it, e.g. `from train import
+    model`) and its body, or a function of its module it calls, names it; calls it makes to
+    anything we cannot see count as "maybe". Without a project: maybe.
+    """
+    resolver = lookup.resolver
+    if resolver is None:
+        return True
+    stmt = None
+    if lookup.flow is not None:
+        defs = lookup.flow.definitions(name)
+        if len(defs) == 1 and defs[0].kind == "import":
+            stmt = defs[0].stmt
+    module_stmt = _module_import(facts, name)
+    if stmt is None and module_stmt is None and name not in lookup.imports.names:
+        return True
+    found = resolver.function(stmt or module_stmt, lookup.imports.names.get(name), name)
+    if found is None:
+        return True
+    fn, imports, defs, _path = found
+    return _remote_body_may_reach(fn, imports, defs, head, 0)
+
+
+def _module_import(facts: Facts, name: str) -> ast.stmt | None:
+    for stmt in facts.tree.body:
+        if isinstance(stmt, ast.ImportFrom) and any((a.asname or a.name) == name for a in stmt.names):
+            return stmt
+    return None
+
+
+def _remote_body_may_reach(fn, imports: ImportTable, defs: dict, head: str, depth: int) -> bool:
+    if depth > 3:
+        return True
+    bound_there = head in imports.names
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id == head and isinstance(node.ctx, ast.Load) and bound_there:
+            return True
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in _BUILTINS:
+                continue
+            qualname = imports.resolve(func)
+            if qualname is not None and qualname.startswith(LIBRARIES):
+                continue
+            if isinstance(func, ast.Name) and func.id in defs:
+                if defs[func.id] is not fn and _remote_body_may_reach(defs[func.id], imports, defs, head, depth + 1):
+                    return True
+                continue
+            if isinstance(func, ast.Attribute):
+                base = func.value
+                while isinstance(base, ast.Attribute):
+                    base = base.value
+                if isinstance(base, ast.Name) and base.id not in imports.names and base.id not in defs:
+                    continue  # a method of a local value or a parameter of that function
+            return True
+    return False
