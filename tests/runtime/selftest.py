@@ -73,6 +73,8 @@ JOBS: list[Job] = [
     _job("leak-b", "valid", "import sys\n",
          check="assert 'leaked' not in globals()\nassert 'tensorflow' in sys.modules\n"),
     _job("eager", "valid", "import tensorflow as tf\n", check="assert tf.executing_eagerly()\n"),
+    _job("main-guard-runs", "valid", "ran = False\nif __name__ == '__main__':\n    ran = True\n",
+         check="assert ran\n"),
     # what the check can read
     _job("captured-output", "valid", (
         "import tensorflow as tf\n"

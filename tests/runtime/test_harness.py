@@ -17,7 +17,7 @@ pytestmark = pytest.mark.tensorflow
 
 PASSING = ["right-check", "right-raises", "right-raises-base-class", "clean-valid", "leak-a", "leak-b",
            "eager", "captured-output", "after-soft-timeout", "isolated-graph-mode", "after-crash",
-           "after-run-functions-eagerly", "after-graph-mode"]
+           "after-run-functions-eagerly", "after-graph-mode", "main-guard-runs"]
 
 # job -> fragments the failure report must contain
 FAILING = {

@@ -46,7 +46,8 @@ import types
 import warnings
 
 MAX_TEXT = 20_000
-EXAMPLE_MODULE = "__tapelsp_example__"
+# Examples run as scripts do: `__name__ == "__main__"` (a main guard must not skip the body).
+EXAMPLE_MODULE = "__main__"
 
 
 class JobTimeout(BaseException):
@@ -118,6 +119,7 @@ def run_job(job: dict) -> dict:
     # functions up through sys.modules[f.__module__].
     module = types.ModuleType(EXAMPLE_MODULE)
     module.__builtins__ = builtins  # type: ignore[attr-defined]
+    worker_main = sys.modules.get(EXAMPLE_MODULE)
     sys.modules[EXAMPLE_MODULE] = module
     namespace = module.__dict__
     printed = io.StringIO()
@@ -148,7 +150,8 @@ def run_job(job: dict) -> dict:
         signal.signal(signal.SIGALRM, previous)
         for logger in loggers:
             logger.removeHandler(records)
-        sys.modules.pop(EXAMPLE_MODULE, None)
+        if worker_main is not None:
+            sys.modules[EXAMPLE_MODULE] = worker_main
 
     problems: list[str] = []
     if kind == "valid" and raises is not None:
