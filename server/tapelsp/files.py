@@ -142,12 +142,13 @@ def read_source(path: str | os.PathLike[str]) -> Source:
 
 def check_bytes(data: bytes, path: str | None = None, settings: Settings | None = None,
                 targets: Targets | None = None, notebook: bool | None = None, *,
-                project: Any = None) -> FileResult:
+                project: Any = None, fixes: bool = False) -> FileResult:
     """Check file contents that are already in memory (stdin, an unsaved buffer).
 
     `path` names the file for messages and decides notebook handling unless
     `notebook` is given. `project` is handed to the engine as is (a
     `tapelsp.project.Project` lets rules look into the user's other modules).
+    `fixes=True` asks the rules to build their fixes.
     """
     settings = settings or Settings()
     notebook = is_notebook(path) if notebook is None else notebook
@@ -155,11 +156,11 @@ def check_bytes(data: bytes, path: str | None = None, settings: Settings | None 
         source = decode_notebook(data) if notebook else decode_python(data)
     except UnreadableFile as error:
         return _unreadable(path, str(error), settings)
-    return _check_text(source.text, path, settings, targets, notebook, project)
+    return _check_text(source.text, path, settings, targets, notebook, project, fixes)
 
 
 def check_path(path: str | os.PathLike[str], settings: Settings | None = None,
-               targets: Targets | None = None, *, project: Any = None) -> FileResult:
+               targets: Targets | None = None, *, project: Any = None, fixes: bool = False) -> FileResult:
     """Read one file and check it; never raises for a bad file."""
     settings = settings or Settings()
     name = os.fspath(path)
@@ -167,19 +168,19 @@ def check_path(path: str | os.PathLike[str], settings: Settings | None = None,
         data = read_bytes(name)
     except UnreadableFile as error:
         return _unreadable(name, str(error), settings)
-    return check_bytes(data, name, settings, targets, project=project)
+    return check_bytes(data, name, settings, targets, project=project, fixes=fixes)
 
 
 def _check_text(text: str, path: str | None, settings: Settings, targets: Targets | None,
-                notebook: bool, project: Any) -> FileResult:
+                notebook: bool, project: Any, fixes: bool = False) -> FileResult:
     if not text.strip():
         return FileResult(path, ())
     targets = targets or settings.targets()
     try:
         if notebook:
-            found = check_notebook(text, path, settings, targets, project=project)
+            found = check_notebook(text, path, settings, targets, project=project, fixes=fixes)
         else:
-            found = check_source(text, path, settings, targets, project=project)
+            found = check_source(text, path, settings, targets, project=project, fixes=fixes)
     except RecursionError:
         found = [meta_violation(TOO_COMPLEX, "Too deeply nested to analyse; no other findings are reported "
                                 "for this file.", None, settings, path)]

@@ -95,6 +95,8 @@ class Violation:
     url: str | None = None
     # 1-based cell number for notebooks; `range` is then relative to that cell.
     cell: int | None = None
+    # Why the rule's fix was dropped (its builder failed, or its result would not parse).
+    fix_error: str | None = None
 
     def sort_key(self) -> tuple:
         return (self.cell or 0, self.range.start, self.code, self.message)

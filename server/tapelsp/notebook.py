@@ -136,20 +136,44 @@ def map_violation(violation: Violation, cells: list[Cell]) -> Violation:
     rng = _shift(_clip(violation.range, cell, cells), cell)
     related = tuple(replace(r, range=_shift(r.range, _locate(cells, r.range.start.line)))
                     for r in violation.related if _locate(cells, r.range.start.line) is cell)
-    fix = violation.fix
+    fix, fix_error = violation.fix, violation.fix_error
     if fix is not None:
-        if all(_locate(cells, e.range.start.line) is cell and _locate(cells, e.range.end.line) is cell
-               for e in fix.edits):
+        problem = _cell_edit_problem(fix, cell, cells)
+        if problem is None:
             fix = Fix(fix.title, fix.applicability,
                       tuple(Edit(_shift(e.range, cell), e.new_text) for e in fix.edits))
         else:
-            fix = None  # an edit across cells cannot be applied to one cell
-    return replace(violation, range=rng, related=related, fix=fix, cell=cell.number)
+            fix, fix_error = None, problem
+    return replace(violation, range=rng, related=related, fix=fix, cell=cell.number, fix_error=fix_error)
+
+
+def _cell_edit_problem(fix: Fix, cell: Cell, cells: list[Cell]) -> str | None:
+    """Why the fix's edits cannot be applied to the cell's own source, or None."""
+    index = cells.index(cell)
+    end = cells[index + 1].first_line if index + 1 < len(cells) else None
+    original = cell.source.split("\n")
+    neutralised = neutralise_magics(cell.source).split("\n")
+    for edit in fix.edits:
+        first, last = edit.range.start.line, edit.range.end.line
+        # An edit may end at the very start of the next cell (it removes the cell's last lines).
+        if first < cell.first_line or (end is not None and (first >= end or last > end
+                                                            or (last == end and edit.range.end.column))):
+            return "the fix would edit more than one cell"
+        if edit.range.end.column == 0 and last > first:
+            last -= 1  # the edit stops where that line starts
+        for line in range(first - cell.first_line, min(last - cell.first_line, len(original) - 1) + 1):
+            if original[line] != neutralised[line]:
+                return "the fix would edit a line of IPython syntax (a magic or shell command)"
+    return None
 
 
 def check_notebook(notebook: str | bytes | dict, path: str | None = None, settings: Settings | None = None,
-                   targets: Targets | None = None, *, project: Any = None) -> list[Violation]:
-    """Findings for a notebook (its JSON text or parsed dict), each with its 1-based `cell`."""
+                   targets: Targets | None = None, *, project: Any = None,
+                   fixes: bool = False) -> list[Violation]:
+    """Findings for a notebook (its JSON text or parsed dict), each with its 1-based `cell`.
+
+    With `fixes=True` a finding's fix has edits relative to its cell's own source (as
+    `tapelsp.fixes.apply_notebook_fixes` applies them)."""
     try:
         cells = code_cells(notebook)
     except NotebookError as error:
@@ -163,7 +187,7 @@ def check_notebook(notebook: str | bytes | dict, path: str | None = None, settin
         cell = _locate(mapped, line - 1)
         return f"line {line - cell.first_line} of cell {cell.number}"
 
-    violations = check_source(text, path, settings, targets, line_label=label, project=project)
+    violations = check_source(text, path, settings, targets, line_label=label, project=project, fixes=fixes)
     analysed = any(v.code == SYNTAX_ERROR for v in violations) or (
         any(mention in text for mention in TENSORFLOW_MENTIONS) and not ignores_whole_file(text))
     if analysed and not any(v.code == TOO_COMPLEX for v in violations):

@@ -11,7 +11,7 @@ import ast
 import inspect
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable
+from typing import Any, Callable, ClassVar, Iterable, Union
 
 from ..facts.model import Facts
 from ..model import Fix, Position, Range, Related, Severity, Violation
@@ -48,6 +48,8 @@ class Example:
     fixed: str | None = None
     tensorflow_version: str | None = None
     proof: Proof | None = None
+    # How TensorFlow shows that `fixed` is cured (run like a valid example's proof).
+    fixed_proof: Proof | None = None
 
     @property
     def valid(self) -> bool:
@@ -60,10 +62,17 @@ def valid(source: str, title: str = "", *, proof: Proof | None = None,
 
 
 def invalid(source: str, lines: int | tuple[int, ...], title: str = "", *, fixed: str | None = None,
-            proof: Proof | None = None, tensorflow_version: str | None = None) -> Example:
+            proof: Proof | None = None, tensorflow_version: str | None = None,
+            fixed_proof: Proof | None = None) -> Example:
     lines = (lines,) if isinstance(lines, int) else tuple(lines)
     cleaned_fix = inspect.cleandoc(fixed) + "\n" if fixed is not None else None
-    return Example(inspect.cleandoc(source) + "\n", lines, title, cleaned_fix, tensorflow_version, proof)
+    return Example(inspect.cleandoc(source) + "\n", lines, title, cleaned_fix, tensorflow_version, proof,
+                   fixed_proof)
+
+
+# What `Context.report(fix=...)` takes: a Fix, or a zero-argument builder of one that is
+# called only when the caller asked for fixes (builders import libcst; detection must not).
+FixOffer = Union[Fix, Callable[[], Union[Fix, None]]]
 
 
 @dataclass
@@ -77,15 +86,26 @@ class Context:
     path: str | None = None
     # A tapelsp.project.Project when the caller can see the rest of the project, else None.
     project: Any = None
+    # Whether the caller wants fixes built (the CLI's --fix/--diff/[*] marks, the language server).
+    fixes: bool = False
     violations: list[Violation] = field(default_factory=list)
+    # The fix offered for a violation (keyed by id of the Violation in `violations`); the
+    # engine builds it once the finding survives suppression.
+    fix_offers: dict[int, FixOffer] = field(default_factory=dict)
 
     def report(self, where: ast.AST | Range, message: str, *, related: Iterable[Related] = (),
-               fix: Fix | None = None) -> None:
+               fix: FixOffer | None = None) -> None:
+        """Record a finding. `fix` is a Fix or a zero-argument builder of one; it is built and
+        checked (the result must parse) only when fixes are wanted. One that cannot be built is
+        dropped: the finding stays, and `Violation.fix_error` says why."""
         rng = where if isinstance(where, Range) else self.facts.source.node_range(where)
-        self.violations.append(Violation(
+        violation = Violation(
             code=self.rule.code, name=self.rule.name, message=message, range=rng,
-            severity=self.severity, fix=fix, related=tuple(related), url=self.rule.url(),
-        ))
+            severity=self.severity, related=tuple(related), url=self.rule.url(),
+        )
+        self.violations.append(violation)
+        if fix is not None and self.fixes:
+            self.fix_offers[id(violation)] = fix
 
     def related(self, node: ast.AST, message: str) -> Related:
         return Related(self.facts.source.node_range(node), message)
