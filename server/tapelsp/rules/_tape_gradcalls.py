@@ -19,7 +19,15 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from ..facts.dataflow import Def, Flow, _walk_same_scope, end_position, flow_of, inside, position
+from ..facts.dataflow import (
+    Def,
+    Flow,
+    _walk_same_scope,
+    end_position,
+    flow_of,
+    inside,
+    position,
+)
 from ..facts.model import CallSite, Facts, Scope, Tape
 from ..facts.names import dotted
 
@@ -196,6 +204,12 @@ class GradCall:
     @property
     def persistent(self) -> bool | None:
         return self.binding.option("persistent")
+
+    @property
+    def asks_zeros(self) -> bool:
+        """`unconnected_gradients=...` given: the caller expects unconnected sources (zeros or
+        None on purpose), so the None-gradient rules leave the call alone."""
+        return any(k.arg == "unconnected_gradients" for k in self.node.keywords) or len(self.node.args) > 3
 
     def inside_entry(self) -> bool:
         return self.entry is not None and inside(self.node, self.entry.node)
@@ -522,9 +536,8 @@ def mentions(expr: ast.AST | None, name: str) -> bool:
         return False
     head = name.split(".")[0]
     for node in ast.walk(expr):
-        if isinstance(node, ast.Name) and node.id == head and isinstance(node.ctx, ast.Load):
-            if "." not in name:
-                return True
+        if isinstance(node, ast.Name) and node.id == head and isinstance(node.ctx, ast.Load) and "." not in name:
+            return True
         if isinstance(node, ast.Attribute):
             chain = dotted(node)
             if chain is not None and (chain == name or chain.startswith(name + ".")):
@@ -565,9 +578,9 @@ def stop_recording_around(index: ScopeIndex, node: ast.AST, tape_name: str) -> a
             for item in stmt.items:
                 expr = item.context_expr
                 if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
-                        and expr.func.attr == "stop_recording" and dotted(expr.func.value) == tape_name:
-                    if any(inside(node, s) for s in stmt.body):
-                        return item
+                        and expr.func.attr == "stop_recording" and dotted(expr.func.value) == tape_name \
+                        and any(inside(node, s) for s in stmt.body):
+                    return item
     return None
 
 
@@ -646,7 +659,7 @@ def foreign_target(call: GradCall) -> tuple[Def, Tape] | None:
     """A definition the target is directly computed in (through plain aliases) that another,
     unrelated tape recorded and this call's tape did not: the call asks the wrong tape."""
     entry = call.entry
-    if entry is None or call.target is None:
+    if entry is None or call.target is None or call.asks_zeros:
         return None
     for origin in origins(call.flow, call.target, call.node):
         d = origin.d

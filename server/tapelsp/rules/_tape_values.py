@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..facts.dataflow import Flow
 from ..facts.model import Facts
@@ -64,14 +65,14 @@ class _Lookup:
     """Name -> the expressions bound to it, in this file or in another module."""
 
     def __init__(self, imports: ImportTable, module_values: dict[str, list[ast.expr]],
-                 flow: Flow | None, remote: str | None, resolver: "RemoteResolver | None") -> None:
+                 flow: Flow | None, remote: str | None, resolver: RemoteResolver | None) -> None:
         self.imports = imports
         self.module_values = module_values
         self.flow = flow
         self.remote = remote
         self.resolver = resolver
 
-    def values(self, name: str, at: ast.AST | None) -> tuple[list[ast.expr], "_Lookup"] | None:
+    def values(self, name: str, at: ast.AST | None) -> tuple[list[ast.expr], _Lookup] | None:
         """The single kind of binding `name` has at `at`: the value expressions, and where to
         look names up inside them. None when it is a parameter, several kinds, or unknown."""
         if self.flow is not None and at is not None:
@@ -93,7 +94,7 @@ class _Lookup:
             return self.resolver.imported_name(self.imports.names[name])
         return None
 
-    def at_module(self) -> "_Lookup":
+    def at_module(self) -> _Lookup:
         return _Lookup(self.imports, self.module_values, None, self.remote, self.resolver)
 
 
@@ -147,7 +148,9 @@ def facts_module_values(facts: Facts) -> dict[str, list[ast.expr]]:
 class RemoteResolver:
     """Finds what a name imported from another module of the project is bound to there."""
 
-    _cache: dict[str, tuple[tuple[int, int], tuple[ImportTable, dict[str, list[ast.expr]], dict] | None]] = {}
+    # Shared by every resolver (one per check): parsed modules, keyed by path, checked by mtime and size.
+    _cache: ClassVar[dict[str, tuple[tuple[int, int], tuple[ImportTable, dict[str, list[ast.expr]], dict] | None]]] \
+        = {}
     MAX_BYTES = 500_000
     MAX_CACHE = 128
 
@@ -174,7 +177,7 @@ class RemoteResolver:
     def _module_file(self, module: str, level: int) -> str | None:
         try:
             return self.project.module_file(module, level, self.importer)
-        except Exception:  # the project index is best effort
+        except (OSError, ValueError, AttributeError, TypeError):  # the project index is best effort
             return None
 
     def _lookup(self, path: str, name: str) -> tuple[list[ast.expr], _Lookup] | None:
@@ -450,7 +453,7 @@ def may_reach(facts: Facts, lookup: _Lookup, expr: ast.AST, head: str, local: bo
             base = func.value
             if isinstance(base, ast.Name) and _library_value(lookup, base.id):
                 continue
-            if isinstance(base, ast.Call) or isinstance(base, ast.Subscript):
+            if isinstance(base, (ast.Call, ast.Subscript)):
                 continue
             return True
         if isinstance(func, ast.Name):

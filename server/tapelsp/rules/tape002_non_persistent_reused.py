@@ -6,7 +6,13 @@ from ..facts.dataflow import inside, position
 from ..model import Severity
 from ..versions import VersionRange
 from ._tape_gradcalls import (
-    LOOP_EXITS, GradCall, common_length, ends_after, exclusive, gradient_calls, in_comprehension,
+    LOOP_EXITS,
+    GradCall,
+    common_length,
+    ends_after,
+    exclusive,
+    gradient_calls,
+    in_comprehension,
     tape_item_range_node,
 )
 from .base import Context, Proof, Rule, invalid, valid

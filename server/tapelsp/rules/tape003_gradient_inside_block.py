@@ -6,7 +6,11 @@ from ..facts.dataflow import Def, inside, position
 from ..model import Severity
 from ..versions import VersionRange
 from ._tape_gradcalls import (
-    GradCall, gradient_calls, recorded, stop_recording_around, tape_item_range_node,
+    GradCall,
+    gradient_calls,
+    recorded,
+    stop_recording_around,
+    tape_item_range_node,
 )
 from .base import Context, Proof, Rule, invalid, valid
 
@@ -196,7 +200,7 @@ def _later_use(call: GradCall, all_calls: list[GradCall]) -> tuple[GradCall, Def
             loop = _loop_inside_block(call)
             if loop is None or not call.persistent:
                 continue  # non-persistent: TAPE002 reports the repeated call
-            fed = _fed(later, entry, lambda d: inside(d.stmt, loop), result_defs)
+            fed = _fed(later, entry, lambda d, loop=loop: inside(d.stmt, loop), result_defs)
         elif position(later.node) > here:
             fed = _fed(later, entry, lambda d: d.position > here, result_defs)
         else:

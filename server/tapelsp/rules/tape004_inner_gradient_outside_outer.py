@@ -4,7 +4,13 @@ from ..facts.dataflow import end_position, position
 from ..model import Severity
 from ..versions import VersionRange
 from ._tape_gradcalls import (
-    GradCall, calls_by_node, encloses, gradient_call_in, gradient_calls, recorded, tape_item_range_node,
+    GradCall,
+    calls_by_node,
+    encloses,
+    gradient_call_in,
+    gradient_calls,
+    recorded,
+    tape_item_range_node,
 )
 from .base import Context, Proof, Rule, invalid, valid
 
@@ -116,7 +122,7 @@ class InnerGradientOutsideOuter(Rule):
         reported: set[int] = set()
         for outer in gradient_calls(ctx.facts):
             entry = outer.entry
-            if entry is None or outer.target is None:
+            if entry is None or outer.target is None or outer.asks_zeros:
                 continue
             if not any(encloses(entry, t) for t in ctx.facts.tapes if t.scope is entry.scope):
                 continue  # no tape nested in this one: no higher-order derivative here

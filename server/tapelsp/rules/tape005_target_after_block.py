@@ -6,8 +6,16 @@ from ..facts.dataflow import end_position, position
 from ..model import Severity
 from ..versions import VersionRange
 from ._tape_gradcalls import (
-    GradCall, Origin, calls_by_node, connected, gradient_call_in, gradient_calls, in_foreign_tape, origins,
-    recorded, tape_item_range_node,
+    GradCall,
+    Origin,
+    calls_by_node,
+    connected,
+    gradient_call_in,
+    gradient_calls,
+    in_foreign_tape,
+    origins,
+    recorded,
+    tape_item_range_node,
 )
 from .base import Context, Proof, Rule, invalid, valid
 
@@ -154,7 +162,7 @@ class TargetAfterBlock(Rule):
     def check(self, ctx: Context) -> None:
         by_node = calls_by_node(ctx.facts)
         for call in gradient_calls(ctx.facts):
-            if not call.after_entry() or call.target is None:
+            if not call.after_entry() or call.target is None or call.asks_zeros:
                 continue
             found = _outside(call, by_node)
             if found is None:

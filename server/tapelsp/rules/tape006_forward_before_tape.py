@@ -7,7 +7,13 @@ from ..facts.names import dotted
 from ..model import Severity
 from ..versions import VersionRange
 from ._tape_gradcalls import (
-    GradCall, foreign_target, gradient_calls, mentions, recorded, tape_item_range_node, watch_position,
+    GradCall,
+    foreign_target,
+    gradient_calls,
+    mentions,
+    recorded,
+    tape_item_range_node,
+    watch_position,
 )
 from ._tape_values import lookup_for, may_reach, source_kind
 from .base import Context, Proof, Rule, invalid, valid
@@ -175,7 +181,7 @@ class ForwardBeforeTape(Rule):
 
     def check(self, ctx: Context) -> None:
         for call in gradient_calls(ctx.facts):
-            if call.entry is None or call.target is None or call.sources is None:
+            if call.entry is None or call.target is None or call.sources is None or call.asks_zeros:
                 continue
             if foreign_target(call) is not None:
                 continue  # the target itself was recorded by another tape: TAPE017

@@ -5,7 +5,12 @@ import ast
 from ..model import Severity
 from ..versions import VersionRange
 from ._tape_gradcalls import (
-    GradCall, gradient_calls, tape_escapes, tape_item_range_node, watch_calls, watch_position,
+    GradCall,
+    gradient_calls,
+    tape_escapes,
+    tape_item_range_node,
+    watch_calls,
+    watch_position,
 )
 from ._tape_values import Kind, lookup_for, source_kind
 from .base import Context, Proof, Rule, invalid, valid
@@ -163,7 +168,7 @@ class SourceNotWatched(Rule):
 
     def check(self, ctx: Context) -> None:
         for call in gradient_calls(ctx.facts):
-            if call.entry is None or call.sources is None:
+            if call.entry is None or call.sources is None or call.asks_zeros:
                 continue
             lookup = lookup_for(ctx.facts, call.flow, ctx.project, ctx.path)
             watch_all = call.binding.option("watch_accessed_variables")

@@ -130,7 +130,7 @@ class IntegerSource(Rule):
     def check(self, ctx: Context) -> None:
         reported: set[int] = set()
         for call in gradient_calls(ctx.facts):
-            if call.sources is None:
+            if call.sources is None or call.asks_zeros:
                 continue
             lookup = lookup_for(ctx.facts, call.flow, ctx.project, ctx.path)
             elements = call.sources.elts if isinstance(call.sources, (ast.List, ast.Tuple)) else [call.sources]

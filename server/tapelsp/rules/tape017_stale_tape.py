@@ -9,8 +9,16 @@ from ..facts.names import dotted
 from ..model import Severity
 from ..versions import VersionRange
 from ._tape_gradcalls import (
-    GradCall, ScopeIndex, argument, calls_in_scope, foreign_target, gradient_calls, mentions, recorded, scope_index,
-    stop_recording_around, tape_item_range_node,
+    ScopeIndex,
+    argument,
+    calls_in_scope,
+    foreign_target,
+    gradient_calls,
+    mentions,
+    recorded,
+    scope_index,
+    stop_recording_around,
+    tape_item_range_node,
 )
 from .base import Context, Proof, Rule, invalid, valid
 
@@ -214,7 +222,7 @@ class StaleTape(Rule):
             for finding in _episode_findings(facts, tape, summaries):
                 self._report_episode(ctx, tape, finding)
 
-    def _report_episode(self, ctx: Context, tape: Tape, finding: "_Finding") -> None:
+    def _report_episode(self, ctx: Context, tape: Tape, finding: _Finding) -> None:
         loop = finding.loop
         where_reset = ""
         if finding.resets:
@@ -253,7 +261,7 @@ class _Finding:
     resets: list[ast.AST] = field(default_factory=list)
 
 
-def _episode_findings(facts: Facts, tape: Tape, summaries: "_Summaries") -> list[_Finding]:
+def _episode_findings(facts: Facts, tape: Tape, summaries: _Summaries) -> list[_Finding]:
     scope = tape.scope
     loop = tape.loops[-1]
     flow = flow_of(facts, scope)
@@ -297,9 +305,9 @@ def _recorded_data(flow: Flow, call: ast.Call, tape: Tape) -> bool:
         for node in ast.walk(arg):
             if isinstance(node, ast.Call):
                 return True
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                if any(recorded(d, tape) for d in flow.reaching(node.id, call)):
-                    return True
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
+                    and any(recorded(d, tape) for d in flow.reaching(node.id, call)):
+                return True
     return False
 
 
@@ -317,7 +325,7 @@ def _outlives(flow: Flow, container: str, loop: ast.stmt) -> bool:
 
 
 def _consumer(facts: Facts, flow: Flow, scope: Scope, tape: Tape, loop: ast.stmt, container: str,
-              summaries: "_Summaries") -> tuple[ast.AST, str] | None:
+              summaries: _Summaries) -> tuple[ast.AST, str] | None:
     # A gradient call on this tape whose target is built from the container.
     for call in gradient_calls(facts):
         if call.binding.scope is not scope or call.name != tape.name or call.target is None:
@@ -345,15 +353,13 @@ def _consumer(facts: Facts, flow: Flow, scope: Scope, tape: Tape, loop: ast.stmt
 
 
 def _resets(facts: Facts, flow: Flow, scope: Scope, index: ScopeIndex, loop: ast.stmt, container: str,
-            summaries: "_Summaries", consumer: ast.AST) -> tuple[list[ast.AST], bool]:
+            summaries: _Summaries, consumer: ast.AST) -> tuple[list[ast.AST], bool]:
     """Statements in the loop that empty the container, and whether other code in the loop
     might (the container handed to a function we cannot see into)."""
     resets: list[ast.AST] = []
     unknown = False
     for d in flow.definitions(container):
-        if inside(d.stmt, loop) and d.kind == "assign":
-            resets.append(d.stmt)
-        elif inside(d.stmt, loop) and d.kind == "del":
+        if inside(d.stmt, loop) and d.kind == "assign" or inside(d.stmt, loop) and d.kind == "del":
             resets.append(d.stmt)
     owner, _, attr = container.rpartition(".")
     for site in _calls_in(facts, scope, loop):
