@@ -57,6 +57,8 @@ class Kind:
     remote: str | None = None
     # The `trainable=False` / integer `dtype=` keyword, when that decides.
     detail: ast.AST | None = None
+    # The integer dtype's name when the code names it ("uint8"), else None.
+    dtype: str | None = None
 
 
 # --- looking names up --------------------------------------------------------------------
@@ -317,11 +319,13 @@ def _call_kind(lookup: _Lookup, call: ast.Call, at: ast.AST | None, depth: int) 
             dtype = call.args[1]
         if value is None or not _plain_data(lookup, value, at, depth):
             return None
-        integer = _int_dtype(lookup, dtype) if dtype is not None else _int_literal(value)
+        numpy_dtype = _numpy_int(lookup, value, at, depth) if dtype is None else None
+        integer = _int_dtype(lookup, dtype) if dtype is not None else (_int_literal(value) or bool(numpy_dtype))
         if integer is None and dtype is not None:
             return None
         return Kind("constant", integer=bool(integer), node=call, remote=lookup.remote,
-                    detail=dtype if integer and dtype is not None else None)
+                    detail=dtype if integer and dtype is not None else None,
+                    dtype=numpy_dtype if isinstance(numpy_dtype, str) else None)
     if qualname in _FILLED:
         integer = _int_dtype(lookup, dtype) if dtype is not None else False
         if integer is None:
@@ -373,6 +377,34 @@ def _plain_data(lookup: _Lookup, value: ast.expr, at: ast.AST | None, depth: int
         values, where = found
         return all(_plain_data(where, v, _at(v, where, at), depth + 1) for v in values)
     return False
+
+
+def _numpy_int(lookup: _Lookup, value: ast.expr, at: ast.AST | None, depth: int) -> str | None:
+    """The integer dtype of NumPy data: `np.array(..., dtype=np.uint8)`, `x.astype("uint8")`."""
+    if isinstance(value, ast.Call):
+        if isinstance(value.func, ast.Attribute) and value.func.attr == "astype" and value.args:
+            return _dtype_text(lookup, value.args[0]) if _int_dtype(lookup, value.args[0]) else None
+        qualname = lookup.imports.resolve(value.func)
+        dtype = _keyword(value, "dtype")
+        if qualname is not None and qualname.startswith("numpy.") and dtype is not None \
+                and _int_dtype(lookup, dtype):
+            return _dtype_text(lookup, dtype)
+        return None
+    if isinstance(value, ast.Name) and depth < 8:
+        found = lookup.values(value.id, at)
+        if found is None:
+            return None
+        values, where = found
+        names = {_numpy_int(where, v, _at(v, where, at), depth + 1) for v in values}
+        return names.pop() if len(names) == 1 else None
+    return None
+
+
+def _dtype_text(lookup: _Lookup, dtype: ast.expr) -> str | None:
+    if isinstance(dtype, ast.Constant) and isinstance(dtype.value, str):
+        return dtype.value
+    qualname = lookup.imports.resolve(dtype)
+    return qualname.rsplit(".", 1)[-1] if qualname else None
 
 
 def _int_literal(value: ast.expr | None) -> bool:

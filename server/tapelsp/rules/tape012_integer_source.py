@@ -94,6 +94,18 @@ class IntegerSource(Rule):
             g = tape.gradient(total, counts)
         """, 3, "an explicit integer dtype",
             proof=Proof(check="assert g is None")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            pixels = np.full((2, 2), 200, dtype=np.uint8)
+            image = tf.convert_to_tensor(pixels)
+            with tf.GradientTape() as tape:
+                tape.watch(image)
+                score = tf.reduce_sum(tf.cast(image, tf.float32) ** 2)
+            g = tape.gradient(score, image)
+        """, 5, "NumPy uint8 pixels converted as they are",
+            proof=Proof(check="assert g is None")),
         valid("""
             import tensorflow as tf
 
@@ -176,6 +188,8 @@ class IntegerSource(Rule):
 
 
 def _dtype_name(kind: Kind) -> str:
+    if kind.dtype in INT_DTYPES:
+        return kind.dtype
     detail = kind.detail
     if isinstance(detail, ast.Constant) and isinstance(detail.value, str) and detail.value in INT_DTYPES:
         return detail.value
