@@ -53,6 +53,7 @@ class VariableInFunction(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     triggers = ("Variable",)
+    fixable = True
     examples = (
         invalid("""
             import tensorflow as tf
@@ -64,7 +65,18 @@ class VariableInFunction(Rule):
 
             y = scale(tf.constant(3.0))
         """, 5, "a variable in a decorated function",
-            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables created on the first call"))),
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables created on the first call")),
+            fixed="""
+            import tensorflow as tf
+
+            v = tf.Variable(2.0)
+
+            @tf.function
+            def scale(x):
+                return v * x
+
+            y = scale(tf.constant(3.0))
+        """, fixed_proof=Proof(check="assert float(y) == 6.0 and float(scale(tf.constant(4.0))) == 8.0")),
         invalid("""
             import tensorflow as tf
 
@@ -78,7 +90,26 @@ class VariableInFunction(Rule):
             counter = Counter()
             counter(tf.constant(1.0))
         """, 6, "a method creating its state on every call",
-            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")),
+            fixed="""
+            import tensorflow as tf
+
+            class Counter(tf.Module):
+                def __init__(self, *args, **kwargs):
+                    super().__init__(*args, **kwargs)
+                    self.count = tf.Variable(0.0)
+
+                @tf.function
+                def __call__(self, x):
+                    self.count.assign_add(1.0)
+                    return x + self.count
+
+            counter = Counter()
+            counter(tf.constant(1.0))
+        """, fixed_proof=Proof(check="""
+            assert float(counter(tf.constant(1.0))) == 3.0
+            assert float(counter.count) == 2.0 and len(counter.trainable_variables) == 1
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -89,7 +120,122 @@ class VariableInFunction(Rule):
             step = tf.function(train_step)
             out = step(tf.ones([2, 3]))
         """, 4, "a function wrapped with tf.function(...) later",
-            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(tf.ones([3, 1]))
+
+            def train_step(x):
+                return tf.matmul(x, w)
+
+            step = tf.function(train_step)
+            out = step(tf.ones([2, 3]))
+        """, fixed_proof=Proof(check="assert out.numpy().tolist() == [[3.0], [3.0]]")),
+        invalid("""
+            import tensorflow as tf
+
+            class Scaler(tf.Module):
+                def __init__(self, factor):
+                    super().__init__()
+                    self.factor = factor
+
+                @tf.function
+                def __call__(self, x):
+                    scale = tf.Variable(self.factor)  # the learned scale
+                    return scale * x
+
+            s = Scaler(2.0)
+            y = s(tf.constant(3.0))
+        """, 10, "an initializer from attributes `__init__` sets: moved to the end of `__init__`",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")),
+            fixed="""
+            import tensorflow as tf
+
+            class Scaler(tf.Module):
+                def __init__(self, factor):
+                    super().__init__()
+                    self.factor = factor
+                    self.scale = tf.Variable(self.factor)  # the learned scale
+
+                @tf.function
+                def __call__(self, x):
+                    return self.scale * x
+
+            s = Scaler(2.0)
+            y = s(tf.constant(3.0))
+        """, fixed_proof=Proof(check="""
+            assert float(y) == 6.0 and float(s(tf.constant(5.0))) == 10.0
+            assert len(s.trainable_variables) == 1
+        """)),
+        invalid("""
+            import tensorflow as tf
+
+            class Dense(tf.Module):
+                def __init__(self, units):
+                    super().__init__()
+                    self.units = units
+
+                @tf.function
+                def __call__(self, x):
+                    w = tf.Variable(tf.ones([x.shape[-1], self.units]))
+                    return tf.matmul(x, w)
+
+            layer = Dense(2)
+            y = layer(tf.ones([1, 3]))
+        """, 10, "an initializer that needs the input's shape: behind a first-call guard (unsafe)",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")),
+            fixed="""
+            import tensorflow as tf
+
+            class Dense(tf.Module):
+                def __init__(self, units):
+                    super().__init__()
+                    self.units = units
+                    self._w = None
+
+                @tf.function
+                def __call__(self, x):
+                    if self._w is None:
+                        self._w = tf.Variable(tf.ones([x.shape[-1], self.units]))
+                    return tf.matmul(x, self._w)
+
+            layer = Dense(2)
+            y = layer(tf.ones([1, 3]))
+        """, fixed_proof=Proof(check="""
+            assert y.numpy().tolist() == [[3.0, 3.0]]
+            assert layer(tf.ones([4, 3])).shape == (4, 2) and len(layer.trainable_variables) == 1
+        """)),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def accumulate(x):
+                total = tf.Variable(tf.zeros_like(x))
+                total.assign_add(x)
+                return total.read_value()
+
+            a = accumulate(tf.constant([1.0, 2.0]))
+        """, 5, "a module-level function whose initializer needs its argument: a global behind a guard (unsafe)",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")),
+            fixed="""
+            import tensorflow as tf
+
+            total = None
+
+            @tf.function
+            def accumulate(x):
+                global total
+                if total is None:
+                    total = tf.Variable(tf.zeros_like(x))
+                total.assign_add(x)
+                return total.read_value()
+
+            a = accumulate(tf.constant([1.0, 2.0]))
+        """, fixed_proof=Proof(check="""
+            b = accumulate(tf.constant([1.0, 2.0]))
+            assert a.numpy().tolist() == [1.0, 2.0] and b.numpy().tolist() == [2.0, 4.0]
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -97,7 +243,16 @@ class VariableInFunction(Rule):
             def scale(x):
                 v = tf.Variable(2.0)
                 return v * x
-        """, 5, "TensorFlow 2.6 and older word the error differently", tensorflow_version="2.6"),
+        """, 5, "TensorFlow 2.6 and older word the error differently", tensorflow_version="2.6",
+            fixed="""
+            import tensorflow as tf
+
+            v = tf.Variable(2.0)
+
+            @tf.function
+            def scale(x):
+                return v * x
+        """),
         valid("""
             import tensorflow as tf
 
@@ -158,13 +313,28 @@ class VariableInFunction(Rule):
             if traced is None or any(_is_first_call_guard(guard.test) for guard in site.guards):
                 continue
             where = _function_name(traced.node) if traced.node is not None else "this tf.function"
+            fix = None
+            function = site.scope.function
+            if function is not None and function.node is traced.node \
+                    and isinstance(traced.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                fix = _hoist_builder(ctx, site.node, traced.node)
             ctx.report(
                 site.node,
                 f"tf.Variable created inside the tf.function {where}: TensorFlow raises "
                 f"ValueError \"{wording}\" Create it once outside the function (in `__init__` or at "
                 "module level), or behind a first-call guard (`if self.v is None:`).",
                 related=[ctx.related(traced.origin, "traced by this tf.function")],
+                fix=fix,
             )
+
+
+def _hoist_builder(ctx: Context, call: ast.Call, function: ast.AST):
+    """The fix, built only when asked for (it imports libcst)."""
+    def build():
+        from ..fixes.hoist import hoist_fix
+
+        return hoist_fix(ctx.facts.source.text, ctx.facts.tree, call, function, noun="tf.Variable")
+    return build
 
 
 def _function_name(node: ast.AST) -> str:
