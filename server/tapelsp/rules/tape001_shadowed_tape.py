@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 
 from ..facts.model import Tape
-from ..model import Severity
+from ..model import Applicability, Severity
 from .base import Context, Proof, Rule, invalid, valid
 
 _TAPE_METHODS = ("gradient", "jacobian", "batch_jacobian")
@@ -46,6 +46,7 @@ class ShadowedTape(Rule):
     summary = "An inner GradientTape rebinds the name of the tape around it"
     severity = Severity.ERROR
     triggers = ("GradientTape",)
+    fixable = True
     examples = (
         invalid("""
             import tensorflow as tf
@@ -57,7 +58,16 @@ class ShadowedTape(Rule):
                 with tf.GradientTape(persistent=False) as tape:
                     dy = tape.gradient(target=y, sources=x)
         """, 7, "the seed report: the gradient asks the empty inner tape",
-            proof=Proof(check="assert dy is None")),
+            proof=Proof(check="assert dy is None"),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.constant(3.0)
+            with tf.GradientTape(persistent=False) as tape:
+                tape.watch(x)
+                y = x * x * x * x
+                dy = tape.gradient(target=y, sources=x)
+        """, fixed_proof=Proof(check="assert float(dy) == 108.0")),
         invalid("""
             import tensorflow as tf
 
@@ -70,7 +80,19 @@ class ShadowedTape(Rule):
                 dy = tape.gradient(y, x)
             d2y = tape.gradient(dy, x)
         """, 6, "second derivative with one name: the outer call reuses the inner tape",
-            proof=Proof(raises=("RuntimeError", "A non-persistent GradientTape can only be used to compute one set of gradients"))),
+            proof=Proof(raises=("RuntimeError", "A non-persistent GradientTape can only be used to compute one set of gradients")),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.constant(3.0)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                with tf.GradientTape() as inner_tape:
+                    inner_tape.watch(x)
+                    y = x * x * x
+                dy = inner_tape.gradient(y, x)
+            d2y = tape.gradient(dy, x)
+        """, fixed_proof=Proof(check="assert float(dy) == 27.0 and float(d2y) == 18.0")),
         invalid("""
             import tensorflow as tf
 
@@ -81,7 +103,56 @@ class ShadowedTape(Rule):
                         with tf.GradientTape() as self.tape:
                             loss = tf.reduce_mean(logits)
                     return self.tape.gradient(loss, model.trainable_variables)
-        """, 7, "an attribute used as the tape name"),
+
+            model = tf.keras.layers.Dense(2)
+            model.build((None, 3))
+            grads = Agent().update(model, tf.ones([4, 3]))
+        """, 7, "an attribute used as the tape name",
+            proof=Proof(check="assert len(grads) == 2 and all(g is None for g in grads)"),
+            fixed="""
+            import tensorflow as tf
+
+            class Agent:
+                def update(self, model, states):
+                    with tf.GradientTape() as self.tape:
+                        logits = model(states)
+                        loss = tf.reduce_mean(logits)
+                    return self.tape.gradient(loss, model.trainable_variables)
+
+            model = tf.keras.layers.Dense(2)
+            model.build((None, 3))
+            grads = Agent().update(model, tf.ones([4, 3]))
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            assert len(grads) == 2 and all(np.allclose(g.numpy(), 0.5) for g in grads)
+        """)),
+        invalid("""
+            import tensorflow as tf
+
+            x = tf.constant(2.0)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                with tf.GradientTape() as tape:  # the inner tape
+                    tape.watch(x)
+                    y = x * x
+                tape.watch(y)
+                dy = tape.gradient(y, x)
+            d2y = tape.gradient(dy, x)
+        """, 6, "a use between the inner block and its gradient is ambiguous: the rename is unsafe",
+            proof=Proof(raises=("RuntimeError", "A non-persistent GradientTape can only be used to compute one set of gradients")),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.constant(2.0)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                with tf.GradientTape() as inner_tape:  # the inner tape
+                    inner_tape.watch(x)
+                    y = x * x
+                tape.watch(y)
+                dy = inner_tape.gradient(y, x)
+            d2y = tape.gradient(dy, x)
+        """, fixed_proof=Proof(check="assert float(dy) == 4.0 and float(d2y) == 2.0")),
         valid("""
             import tensorflow as tf
 
@@ -156,6 +227,7 @@ class ShadowedTape(Rule):
             if found is None:
                 continue
             use, consequence = found
+            fix = _fix_offer(ctx, tape, outer, uses)
             name = tape.name
             item = tape.item
             ctx.report(
@@ -168,6 +240,7 @@ class ShadowedTape(Rule):
                                 f"outer tape `{name}` opened here"),
                     ctx.related(use, f"this use of `{name}` gets the inner tape"),
                 ],
+                fix=fix,
             )
 
 
@@ -199,6 +272,115 @@ def _first_problem(tape: Tape, outer: Tape, uses: list[ast.AST], ctx: Context) -
         if not _is_gradient_call(use) and _position(use) >= block_end:
             return use, f"`{name}` on {ctx.where(use)} refers to the inner tape, not the outer one"
     return None
+
+
+# --- the fix ------------------------------------------------------------------------------
+# Decided here on `ast`, rewritten with libcst (tapelsp.fixes.tape) only when fixes are asked for.
+
+def _fix_offer(ctx: Context, tape: Tape, outer: Tape, uses: list[ast.AST]):
+    """A builder for the fix (rename the inner tape, or remove it), or None when neither fits."""
+    if not isinstance(tape.node, ast.With) or tape.item is None or tape.item.optional_vars is None:
+        return None
+    block_start, block_end = _position(tape.node), (tape.node.end_lineno or 0, tape.node.end_col_offset or 0)
+    inside = [u for u in uses if block_start <= _position(u) <= block_end]
+    after = [u for u in uses if _position(u) > block_end]
+    inner_assigned = _assignments(tape.body)
+    outer_assigned = _assignments(outer.body)
+    outer_only = _assigned_between(outer, tape)
+
+    def serves(use: ast.AST) -> str | None:
+        """Which tape a gradient call can be answered by: "inner", "outer" or None (unknown)."""
+        target = _target(use)  # type: ignore[arg-type]
+        if not isinstance(target, ast.Name):
+            return None
+        if target.id in inner_assigned:
+            if any(_is_gradient_call(value) for value in inner_assigned[target.id]):
+                return "outer"  # a derivative of a derivative: the tape around the inner one records it
+            return "outer" if _depends_on(target.id, inner_assigned, outer_only) is not None else "inner"
+        return "outer" if target.id in outer_assigned else None
+
+    gradients = [u for u in uses if _is_gradient_call(u)]
+    kinds = {id(g): serves(g) for g in gradients}
+    target_node = tape.item.optional_vars
+    text, tree = ctx.facts.source.text, ctx.facts.tree
+
+    if any(kind == "inner" for kind in kinds.values()):
+        used_inside = any(_is_gradient_call(u) and kinds[id(u)] == "inner" for u in inside)
+        owned_after = None
+        if not used_inside or tape.option("persistent") is not False:
+            # A non-persistent tape that answered inside its block answers nothing more.
+            owned_after = next((u for u in after if _is_gradient_call(u) and kinds[id(u)] == "inner"), None)
+        owned = inside + ([owned_after] if owned_after is not None else [])
+        rest = [u for u in after if u is not owned_after]
+        before_owned = [u for u in after if owned_after is not None and _position(u) < _position(owned_after)]
+        safe = (all(kinds[id(u)] == "inner" for u in inside if _is_gradient_call(u))
+                and not before_owned
+                and all(_is_gradient_call(u) and kinds[id(u)] == "outer" for u in rest)
+                and not _sources_watched_by_outer_only(owned, inside, outer, tape))
+        receivers = [target_node] + [_receiver(u) for u in owned]
+        if any(r is None for r in receivers):
+            return None
+        new_name = _fresh_tape_name(target_node, tree)
+
+        def rename():
+            from ..fixes.tape import rename_fix
+
+            return rename_fix(text, receivers, new_name,  # type: ignore[arg-type]
+                              f"Give the inner tape its own name, `{new_name}`",
+                              Applicability.SAFE if safe else Applicability.UNSAFE)
+        return rename
+
+    if any(kind != "outer" for kind in kinds.values()) or any(not _is_gradient_call(u) for u in inside) \
+            or len(tape.node.items) != 1 or not uses:
+        return None
+    safe = (len(gradients) == 1 or outer.option("persistent") is True) \
+        and all(_is_gradient_call(u) for u in uses)
+    with_node = tape.node
+
+    def unwrap():
+        from ..fixes.tape import unwrap_fix
+
+        return unwrap_fix(text, with_node, "Remove the inner tape, so the gradient call asks the outer tape",
+                          Applicability.SAFE if safe else Applicability.UNSAFE)
+    return unwrap
+
+
+def _receiver(use: ast.AST) -> ast.expr | None:
+    """The `tape` (or `self.tape`) expression of a use."""
+    if isinstance(use, ast.Call) and isinstance(use.func, ast.Attribute):
+        return use.func.value
+    return use if isinstance(use, (ast.Name, ast.Attribute)) else None
+
+
+def _fresh_tape_name(target: ast.expr, tree: ast.Module) -> str:
+    from ..fixes.names import attribute_names, fresh, identifiers
+
+    if isinstance(target, ast.Attribute):
+        stem, taken = f"inner_{target.attr}", attribute_names(tree)
+    else:
+        stem, taken = f"inner_{getattr(target, 'id', 'tape')}", identifiers(tree)
+    return fresh([stem], stem, taken)
+
+
+def _sources_watched_by_outer_only(owned: list[ast.AST], inside: list[ast.AST], outer: Tape, tape: Tape) -> bool:
+    """A renamed gradient call differentiates w.r.t. a tensor only the outer tape watches."""
+    def watched(calls: list[ast.AST]) -> set[str]:
+        return {arg.id for call in calls if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "watch" for arg in call.args if isinstance(arg, ast.Name)}
+
+    inner_watched = watched(inside)
+    start = _position(tape.node)
+    outer_watched = watched([site.node for site in outer.uses("watch")
+                             if _position(outer.node) < _position(site.node) < start])
+    for use in owned:
+        if not _is_gradient_call(use):
+            continue
+        sources = next((k.value for k in use.keywords if k.arg == "sources"),  # type: ignore[attr-defined]
+                       use.args[1] if len(use.args) > 1 else None)  # type: ignore[attr-defined]
+        names = [n.id for n in ast.walk(sources) if isinstance(n, ast.Name)] if sources is not None else []
+        if any(n in outer_watched and n not in inner_watched for n in names):
+            return True
+    return False
 
 
 def _target(call: ast.Call) -> ast.expr | None:
