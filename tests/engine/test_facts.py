@@ -246,11 +246,6 @@ def test_which_scopes_are_traced() -> None:
     assert by_name["helper"].traced_by is _function(facts, "_step"), "a def inside a traced function is traced"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "facts/build.py reads positional options of the call form one place too far: in "
-    "tf.function(f, sig, autograph, jit_compile, reduce_retracing) it takes input_signature from "
-    "the autograph slot (tf.function's signature is func, input_signature, autograph, jit_compile, "
-    "reduce_retracing)"))
 def test_positional_options_of_the_call_form() -> None:
     facts = facts_of('''\
 import tensorflow as tf
@@ -328,9 +323,6 @@ def test_classes_deriving_from_keras_and_tf_module() -> None:
                                  "Counter": "module"}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "facts/build.py binding_kind knows keras.optimizers.* but not tf.optimizers.* (also a Keras "
-    "optimizer in TF 2.21: tf.optimizers is keras._tf_keras.keras.optimizers)"))
 def test_tf_optimizers_alias_is_an_optimizer() -> None:
     facts = facts_of("import tensorflow as tf\nopt = tf.optimizers.Adam()\n")
     assert [(b.name, b.kind) for b in facts.bindings] == [("opt", "optimizer")]

@@ -48,7 +48,8 @@ def binding_kind(qualname: str | None) -> str | None:
     if qualname == TF_FUNCTION:
         return "tf_function"
     if qualname in ("keras.Sequential", "keras.Model", "keras.models.Sequential",
-                    "keras.models.Model") or qualname.startswith("keras.applications."):
+                    "keras.models.Model", "keras.models.load_model", "keras.saving.load_model",
+                    "keras.models.clone_model") or qualname.startswith("keras.applications."):
         return "model"
     if qualname.startswith("keras.layers."):
         return "layer"
@@ -305,14 +306,14 @@ class _Walker:
             return None
         tf_function = TfFunction(node=node, origin=decorator, kind="decorator")  # type: ignore[arg-type]
         if call is not None:
-            _read_options(tf_function, call, first_positional=0)
+            _read_options(tf_function, call)
         self.facts.tf_functions.append(tf_function)
         return tf_function
 
     def _tf_function_call(self, call: ast.Call) -> None:
         target = call.args[0]
         tf_function = TfFunction(node=None, origin=call, kind="call", target=target)
-        _read_options(tf_function, call, first_positional=1)
+        _read_options(tf_function, call)
         self.facts.tf_functions.append(tf_function)
         self.pending_call_functions.append((tf_function, self.scope))
 
@@ -353,11 +354,14 @@ def _keyword(call: ast.Call, name: str, position: int | None) -> ast.expr | None
     return None
 
 
-def _read_options(tf_function: TfFunction, call: ast.Call, first_positional: int) -> None:
-    tf_function.input_signature = _keyword(call, "input_signature", first_positional + 1)
-    tf_function.autograph = _keyword(call, "autograph", first_positional + 2)
-    tf_function.jit_compile = _keyword(call, "jit_compile", first_positional + 3)
-    tf_function.reduce_retracing = _keyword(call, "reduce_retracing", first_positional + 4) \
+def _read_options(tf_function: TfFunction, call: ast.Call) -> None:
+    # tf.function(func=None, input_signature=None, autograph=True, jit_compile=None,
+    #             reduce_retracing=False, ...): the same positions for `@tf.function(...)`
+    # and `tf.function(f, ...)`.
+    tf_function.input_signature = _keyword(call, "input_signature", 1)
+    tf_function.autograph = _keyword(call, "autograph", 2)
+    tf_function.jit_compile = _keyword(call, "jit_compile", 3)
+    tf_function.reduce_retracing = _keyword(call, "reduce_retracing", 4) \
         or _keyword(call, "experimental_relax_shapes", None)
 
 

@@ -23,6 +23,11 @@ _PREFIXES: tuple[tuple[str, str], ...] = (
     ("keras.api._v2.keras.", "keras."),
     ("keras.api.", "keras."),
     ("tensorflow.python.ops.numpy_ops.", "tensorflow.experimental.numpy."),
+    # TF 2 aliases of Keras namespaces.
+    ("tensorflow.optimizers.", "keras.optimizers."),
+    ("tensorflow.losses.", "keras.losses."),
+    ("tensorflow.metrics.", "keras.metrics."),
+    ("tensorflow.initializers.", "keras.initializers."),
 )
 
 # Internal module paths used by TensorFlow's own code and by libraries built on it.
