@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
+import threading
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -155,10 +156,14 @@ class RemoteResolver:
         = {}
     MAX_BYTES = 500_000
     MAX_CACHE = 128
+    # Modules one check may parse (cache misses); beyond that every answer is "unknown".
+    MAX_PARSES = 16
+    _lock = threading.Lock()
 
     def __init__(self, project, importer: str | None) -> None:
         self.project = project
         self.importer = importer
+        self.parses = 0
 
     def imported(self, stmt: ast.stmt, name: str) -> tuple[list[ast.expr], _Lookup] | None:
         if not isinstance(stmt, ast.ImportFrom):
@@ -221,9 +226,13 @@ class RemoteResolver:
         except OSError:
             return None
         key = (stat.st_mtime_ns, stat.st_size)
-        cached = self._cache.get(path)
+        with self._lock:
+            cached = self._cache.get(path)
         if cached is not None and cached[0] == key:
             return cached[1]
+        if self.parses >= self.MAX_PARSES:
+            return None
+        self.parses += 1
         result = None
         if stat.st_size <= self.MAX_BYTES:
             try:
@@ -241,14 +250,19 @@ class RemoteResolver:
                 defs = {stmt.name: stmt for stmt in tree.body
                         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))}
                 result = (imports, module_values(tree), defs)
-        if len(self._cache) >= self.MAX_CACHE:
-            self._cache.pop(next(iter(self._cache)))
-        self._cache[path] = (key, result)
+        with self._lock:
+            if len(self._cache) >= self.MAX_CACHE:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[path] = (key, result)
         return result
 
 
 def lookup_for(facts: Facts, flow: Flow | None, project=None, path: str | None = None) -> _Lookup:
-    resolver = RemoteResolver(project, path) if project is not None else None
+    resolver = None
+    if project is not None:
+        resolver = facts.__dict__.get("_tape_resolver")
+        if resolver is None or resolver.project is not project:
+            resolver = facts.__dict__["_tape_resolver"] = RemoteResolver(project, path)
     return _Lookup(facts.imports, facts_module_values(facts), flow, None, resolver)
 
 
