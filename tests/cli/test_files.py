@@ -279,7 +279,7 @@ def test_bad_files_do_not_stop_the_run(tmp_path):
     assert outcome.err == ""
     assert codes(outcome.out) == ["a_latin.py:1:1: TL002", "b_binary.py:1:1: TL002", "c_broken.ipynb:1:1: TL002",
                                   "e_good.py:7:10: TAPE001", "f_dangling.py:1:1: TL002", "g_pipe.py:1:1: TL002"]
-    assert outcome.out.endswith("Found 6 errors.\n")
+    assert "\nFound 6 errors.\n" in outcome.out
 
 
 def test_only_unreadable_files_exit_1_not_2(tmp_path):

@@ -44,7 +44,19 @@ def test_text_lines_and_summary():
 
 def test_text_summary_singular_unsafe_and_clean():
     assert render("text", [FileResult("a.py", (violation(fix=UNSAFE_FIX),))]) == (
-        "a.py:5:10: TAPE001 Something is wrong\nFound 1 error.\n")
+        "a.py:5:10: TAPE001 Something is wrong\nFound 1 error.\n"
+        "No fixes available (1 hidden fix can be enabled with --unsafe-fixes).\n")
+    # With --unsafe-fixes the unsafe fix is one --fix applies: marked, and counted.
+    assert render("text", [FileResult("a.py", (violation(fix=UNSAFE_FIX),))], unsafe_fixes=True) == (
+        "a.py:5:10: TAPE001 [*] Something is wrong\nFound 1 error.\n[*] 1 fixable with --fix.\n")
+    both = [FileResult("a.py", (violation(fix=UNSAFE_FIX), violation("MAP002", fix=SAFE_FIX)))]
+    assert render("text", both).endswith(
+        "Found 2 errors.\n[*] 1 fixable with --fix (1 hidden fix can be enabled with --unsafe-fixes).\n")
+    # After --fix: what was fixed and what is left.
+    assert render("text", [FileResult("a.py", ())], fixed=2) == "Found 2 errors (2 fixed, 0 remaining).\n"
+    assert render("text", both, fixed=1).startswith("a.py:5:10: TAPE001 Something is wrong\n")
+    assert "Found 3 errors (1 fixed, 2 remaining).\n" in render("text", both, fixed=1)
+    assert render("text", [], fixed=0) == "All checks passed!\n"
     assert render("text", []) == "All checks passed!\n"
     assert render("text", [FileResult("a.py", ())]) == "All checks passed!\n"
     assert render("text", [], quiet=True) == ""

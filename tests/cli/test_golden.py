@@ -6,6 +6,7 @@ Regenerate with `PYTHONPATH=server python3 tests/cli/regen_golden.py` (see golde
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -22,19 +23,30 @@ def test_output_matches_golden(output_format):
     assert outcome.out == expected
 
 
+def _finding_lines(text: str) -> list[str]:
+    """The text output's finding lines: everything before the `Found N errors.` summary."""
+    lines = text.splitlines()
+    return lines[:next(i for i, line in enumerate(lines) if line.startswith("Found "))]
+
+
 def test_golden_text_summary_counts_every_line():
-    lines = golden_path("text").read_text(encoding="utf-8").splitlines()
-    assert lines[-1] == f"Found {len(lines) - 1} errors."
+    text = golden_path("text").read_text(encoding="utf-8")
+    findings = _finding_lines(text)
+    summary = text.splitlines()[len(findings):]
+    assert summary[0] == f"Found {len(findings)} errors."
+    marked = sum(1 for line in findings if re.search(r": [A-Z]+[0-9]+ \[\*\] ", line))
+    assert summary[1:] == ([f"[*] {marked} fixable with --fix."] if marked else [])
 
 
 def test_golden_json_is_the_same_findings_as_text():
-    text = golden_path("text").read_text(encoding="utf-8").splitlines()[:-1]
+    text = _finding_lines(golden_path("text").read_text(encoding="utf-8"))
     findings = json.loads(golden_path("json").read_text(encoding="utf-8"))
     rebuilt = []
     for item in findings:
         cell = f":cell {item['cell']}" if item["cell"] is not None else ""
+        fixable = item["fix"] is not None and item["fix"]["applicability"] == "safe"
         rebuilt.append(f"{item['filename']}{cell}:{item['location']['row']}:{item['location']['column']}: "
-                       f"{item['code']} {item['message']}")
+                       f"{item['code']} {'[*] ' if fixable else ''}{item['message']}")
     assert rebuilt == text
 
 

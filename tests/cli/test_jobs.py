@@ -39,7 +39,7 @@ def test_two_workers_print_exactly_what_one_prints(many_files, output_format):
     assert one.err == two.err == ""
     assert two.out == one.out
     if output_format == "text":
-        assert one.out.endswith("Found 50 errors.\n")
+        assert "\nFound 50 errors.\n" in one.out
 
 
 def test_workers_are_used_only_when_there_are_enough_files(many_files, monkeypatch):

@@ -36,6 +36,14 @@ class Options:
     list_rules: bool = False
     explain: str | None = None
     version: bool = False
+    fix: bool = False
+    unsafe_fixes: bool = False
+    diff: bool = False
+
+    @property
+    def fixing(self) -> bool:
+        """--fix or --diff: fixes are applied (in memory for --diff)."""
+        return self.fix or self.diff
 
     @property
     def reads_stdin(self) -> bool:
@@ -56,7 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tapelsp",
         description="Find TensorFlow GradientTape, tf.function and tf.map_fn mistakes.",
-        epilog="Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error.",
+        epilog="Exit status: 0 no findings, 1 findings, 2 usage, configuration or internal error. "
+               "With --fix: 0 when every finding was fixed, 1 when some are left. "
+               "With --diff: 0 when nothing would change, 1 when something would.",
     )
     modes = parser.add_argument_group("what to do")
     modes.add_argument("--check", action="store_true",
@@ -93,6 +103,15 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("--tensorflow-version", metavar="X.Y",
                         help="check against this TensorFlow version (overrides the configuration)")
 
+    fixes = parser.add_argument_group("fixes")
+    fixes.add_argument("--fix", action="store_true",
+                       help="apply the safe fixes to the files (unsafe ones too with --unsafe-fixes)")
+    fixes.add_argument("--unsafe-fixes", action="store_true",
+                       help="also apply (with --fix/--diff) and show fixes that may change behaviour")
+    fixes.add_argument("--diff", action="store_true",
+                       help="print the fixes as a unified diff and change no file "
+                            "(exit 1 when there would be changes)")
+
     output = parser.add_argument_group("output")
     output.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text",
                         help="how findings are printed (default: text)")
@@ -122,6 +141,8 @@ def parse_args(argv: list[str] | None = None) -> Options:
         raise UsageError(str(error)) from None
     if namespace.config is not None and namespace.isolated:
         raise UsageError("--config and --isolated cannot be used together")
+    if (namespace.fix or namespace.diff or namespace.unsafe_fixes) and not namespace.check:
+        raise UsageError("--fix, --diff and --unsafe-fixes go with --check (`tapelsp --check --fix PATHS`)")
     paths = tuple(namespace.paths)
     if "-" in paths and len(paths) > 1:
         raise UsageError("`-` (standard input) cannot be combined with other paths")
@@ -134,6 +155,7 @@ def parse_args(argv: list[str] | None = None) -> Options:
         config=namespace.config, isolated=namespace.isolated, jobs=namespace.jobs,
         quiet=namespace.quiet, list_rules=namespace.list_rules, explain=namespace.explain,
         version=namespace.version,
+        fix=namespace.fix, unsafe_fixes=namespace.unsafe_fixes, diff=namespace.diff,
     )
 
 

@@ -19,6 +19,7 @@ from ..model import FileResult
 from .args import Options, UsageError, default_jobs, parse_args
 from .config import ConfigError
 from .discover import collect
+from .fixing import FixJob, FixOutcome, fix_bytes, fix_job
 from .report import render
 from .resolve import Resolver
 from .run import Job, run_jobs
@@ -92,10 +93,17 @@ def _main(argv: list[str] | None) -> int:
         return EXIT_ERROR
 
     resolver = Resolver(options)
+    if options.fixing:
+        return _fix_stdin(options, resolver) if options.reads_stdin else _fix_paths(options, resolver)
     results = _check_stdin(options, resolver) if options.reads_stdin else _check_paths(options, resolver)
-    sys.stdout.write(render(options.output_format, results, quiet=options.quiet))
+    sys.stdout.write(render(options.output_format, results, quiet=options.quiet, unsafe_fixes=options.unsafe_fixes))
     sys.stdout.flush()
     return _exit_code(options, results)
+
+
+def _wants_fixes(options: Options) -> bool:
+    """Text marks fixable findings `[*]` and JSON carries each `fix`: both need the fixes built."""
+    return options.output_format in ("text", "json")
 
 
 def _check_stdin(options: Options, resolver: Resolver) -> list[FileResult]:
@@ -106,7 +114,8 @@ def _check_stdin(options: Options, resolver: Resolver) -> list[FileResult]:
     settings = resolver.settings_for(name)
     data = sys.stdin.buffer.read()
     full = resolver.absolute(name) if name is not None else None
-    result = check_bytes(data, full, settings, resolver.targets_for(settings), notebook=is_notebook(name))
+    result = check_bytes(data, full, settings, resolver.targets_for(settings), notebook=is_notebook(name),
+                         fixes=_wants_fixes(options))
     return [replace(result, path=resolver.display(name) if name is not None else "-")]
 
 
@@ -115,11 +124,90 @@ def _check_paths(options: Options, resolver: Resolver) -> list[FileResult]:
     jobs = []
     for path in files:
         settings = resolver.settings_for(path)
-        jobs.append(Job(path, resolver.display(path), settings, resolver.targets_for(settings)))
+        jobs.append(Job(path, resolver.display(path), settings, resolver.targets_for(settings),
+                        fixes=_wants_fixes(options)))
     return run_jobs(jobs, options.jobs or default_jobs())
 
 
-def _exit_code(options: Options, results: list[FileResult]) -> int:
+# --- --fix and --diff ----------------------------------------------------------------------
+
+def _fix_paths(options: Options, resolver: Resolver) -> int:
+    files = collect(options.paths or (".",), resolver)
+    jobs = []
+    for path in files:
+        settings = resolver.settings_for(path)
+        jobs.append(FixJob(path, resolver.display(path), settings, resolver.targets_for(settings),
+                           unsafe=options.unsafe_fixes, write=not options.diff))
+    outcomes = run_jobs(jobs, options.jobs or default_jobs(), fix_job)
+    return _fix_report(options, outcomes)
+
+
+def _fix_stdin(options: Options, resolver: Resolver) -> int:
+    name = options.stdin_filename
+    data = sys.stdin.buffer.read()
+    display = resolver.display(name) if name is not None else "-"
+    if name is not None and options.force_exclude and resolver.excluded_by(name) is not None:
+        if not options.diff:
+            _write_bytes(data)
+        return EXIT_CLEAN
+    settings = resolver.settings_for(name)
+    full = resolver.absolute(name) if name is not None else None
+    outcome = fix_bytes(data, full, display, settings, resolver.targets_for(settings), unsafe=options.unsafe_fixes)
+    if options.diff:
+        return _fix_report(options, [outcome])
+    # As ruff: the fixed source on standard output, the findings left on standard error.
+    _write_bytes(outcome.new_data if outcome.changed and outcome.new_data is not None else data)
+    return _fix_report(options, [outcome], report_to=sys.stderr)
+
+
+def _write_bytes(data: bytes) -> None:
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is not None:
+        sys.stdout.flush()
+        buffer.write(data)
+        buffer.flush()
+    else:  # a text-only stream (tests)
+        sys.stdout.write(data.decode("utf-8", errors="replace"))
+    sys.stdout.flush()
+
+
+def _fix_report(options: Options, outcomes: list[FixOutcome], report_to=None) -> int:
+    for outcome in outcomes:
+        for warning in outcome.warnings:
+            _warning(warning)
+    errors = [outcome.error for outcome in outcomes if outcome.error is not None]
+    for error in errors:
+        _error(error)
+    results = [outcome.result for outcome in outcomes]
+    fixed = sum(outcome.fixed for outcome in outcomes if outcome.changed)
+    if options.diff:
+        sys.stdout.write("".join(outcome.diff for outcome in outcomes))
+        sys.stdout.flush()
+        if not options.quiet:
+            would = (f"Would fix {fixed} error{'' if fixed == 1 else 's'}."
+                     if fixed else "No errors would be fixed.")
+            sys.stderr.write(would + "\n")
+        code = _exit_code(options, results, findings_exit=False)
+        if code == EXIT_ERROR or errors:
+            return EXIT_ERROR
+        changed = any(outcome.changed for outcome in outcomes)
+        return EXIT_FINDINGS if changed and not options.exit_zero else EXIT_CLEAN
+    stream = report_to or sys.stdout
+    stream.write(render(options.output_format, results, quiet=options.quiet, unsafe_fixes=options.unsafe_fixes,
+                        fixed=fixed))
+    stream.flush()
+    code = _exit_code(options, results)
+    return EXIT_ERROR if errors else code
+
+
+def _warning(message: str) -> None:
+    try:
+        sys.stderr.write(f"warning: {message}\n")
+    except (OSError, ValueError):
+        pass
+
+
+def _exit_code(options: Options, results: list[FileResult], findings_exit: bool = True) -> int:
     failed = [result.path for result in results
               if any(violation.code == INTERNAL_ERROR for violation in result.violations)]
     if failed:
@@ -127,6 +215,6 @@ def _exit_code(options: Options, results: list[FileResult]) -> int:
                f"({', '.join(str(path) for path in failed[:3])}{', ...' if len(failed) > 3 else ''}); "
                "see the TL004 findings")
         return EXIT_ERROR
-    if any(result.violations for result in results):
+    if findings_exit and any(result.violations for result in results):
         return EXIT_CLEAN if options.exit_zero else EXIT_FINDINGS
     return EXIT_CLEAN

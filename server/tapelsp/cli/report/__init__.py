@@ -9,10 +9,14 @@ from .as_sarif import render_sarif
 from .as_text import render_text
 
 
-def render(output_format: str, results: list[FileResult], *, quiet: bool = False) -> str:
-    """All of a run's output for `results` (in display order, paths as displayed)."""
+def render(output_format: str, results: list[FileResult], *, quiet: bool = False, unsafe_fixes: bool = False,
+           fixed: int | None = None) -> str:
+    """All of a run's output for `results` (in display order, paths as displayed).
+
+    Text only: `unsafe_fixes` marks unsafe fixes as applicable too; `fixed` (after --fix)
+    is the number of findings fixed, for the summary."""
     if output_format == "text":
-        return render_text(results, quiet=quiet)
+        return render_text(results, quiet=quiet, unsafe_fixes=unsafe_fixes, fixed=fixed)
     if output_format == "json":
         return render_json(results)
     if output_format == "sarif":
