@@ -44,19 +44,17 @@ class Settings:
                                self.tensorflow_probability_version)
 
     def enabled(self, code: str, path: str | None = None) -> bool:
-        """Is `code` reported for `path` under these settings?"""
-        if _matches(code, self.ignore):
+        """Is `code` reported for `path` under these settings? Ignoring always wins."""
+        if _best(code, self.ignore) is not None:
             return False
         if path is not None:
             for pattern, codes in self.per_file_ignores:
-                if path_matches(path, pattern) and _matches(code, codes):
+                if path_matches(path, pattern) and _best(code, codes) is not None:
                     return False
-        if _matches(code, self.extend_select):
-            return True
-        if code.startswith("TL"):
+        if code.startswith("TL") or _best(code, self.extend_select) is not None:
             # Meta findings (syntax errors, unreadable files) show unless ignored.
             return True
-        return not self.select or _matches(code, self.select)
+        return not self.select or _best(code, self.select) is not None
 
     def severity_for(self, code: str, default: Severity) -> Severity:
         best: tuple[int, Severity] | None = None
@@ -66,8 +64,19 @@ class Settings:
         return best[1] if best else default
 
 
-def _matches(code: str, selectors: tuple[str, ...]) -> bool:
-    return any(sel == "ALL" or code.startswith(sel) for sel in selectors)
+def _best(code: str, selectors: tuple[str, ...]) -> int | None:
+    """Length of the most specific selector matching `code` ("ALL" counts 0), or None."""
+    best: int | None = None
+    for selector in selectors:
+        if selector == "ALL":
+            length = 0
+        elif code.startswith(selector):
+            length = len(selector)
+        else:
+            continue
+        if best is None or length > best:
+            best = length
+    return best
 
 
 def path_matches(path: str, pattern: str) -> bool:

@@ -21,7 +21,9 @@ _DISTRIBUTIONS = {
     "tensorflow-probability": ("tensorflow-probability", "tfp-nightly"),
 }
 
-_VERSION = re.compile(r"^\s*v?(\d+(?:\.\d+)*)")
+# A release number, optionally followed by a PEP 440 pre/post/dev/local part (ignored).
+_VERSION = re.compile(r"^\s*v?(\d+(?:\.\d+)*)(?:[._-]?(?:a|b|rc|alpha|beta|c|pre|preview|post|dev)\.?\d*)*"
+                      r"(?:\+[a-z0-9.]+)?\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, order=True)
