@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import ast
 
-from ..model import Severity
+from ..facts.dataflow import inside
+from ..model import Applicability, Severity
 from ..versions import VersionRange
+from ._fixes import first_after_watches, unfixed
 from ._tape_gradcalls import (
     GradCall,
     gradient_calls,
@@ -56,6 +58,7 @@ class SourceNotWatched(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape",)
+    fixable = True
     examples = (
         invalid("""
             import tensorflow as tf
@@ -65,7 +68,16 @@ class SourceNotWatched(Rule):
                 y = x * x
             dy_dx = tape.gradient(y, x)
         """, 6, "a constant, never watched",
-            proof=Proof(check="assert dy_dx is None")),
+            proof=Proof(check="assert dy_dx is None"),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.constant(3.0)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = x * x
+            dy_dx = tape.gradient(y, x)
+        """, fixed_proof=Proof(check="assert float(dy_dx) == 6.0")),
         invalid("""
             import numpy as np
             import tensorflow as tf
@@ -77,16 +89,31 @@ class SourceNotWatched(Rule):
                 out = tf.reduce_sum(inputs @ w)
             saliency, dw = tape.gradient(out, [inputs, w])
         """, 9, "input saliency: the input tensor is not watched (the variable is)",
-            proof=Proof(check="assert saliency is None and dw is not None")),
-        invalid("""
+            proof=Proof(check="assert saliency is None and dw is not None"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            w = tf.Variable([[1.0], [2.0]])
+            inputs = tf.convert_to_tensor(np.ones((3, 2), dtype=np.float32))
+            with tf.GradientTape() as tape:
+                tape.watch(w)
+                tape.watch(inputs)
+                out = tf.reduce_sum(inputs @ w)
+            saliency, dw = tape.gradient(out, [inputs, w])
+        """, fixed_proof=Proof(check="""
+            assert saliency.numpy().tolist() == [[1.0, 2.0]] * 3
+            assert dw.numpy().tolist() == [[3.0], [3.0]]
+        """)),
+        unfixed(invalid("""
             import tensorflow as tf
 
             scale = tf.Variable(2.0, trainable=False)
             with tf.GradientTape() as tape:
                 y = scale * 3.0
             g = tape.gradient(y, scale)
-        """, 6, "a non-trainable variable",
-            proof=Proof(check="assert g is None")),
+        """, 6, "a non-trainable variable: no fix (watching it or making it trainable is the author's call)",
+            proof=Proof(check="assert g is None"))),
         invalid("""
             import tensorflow as tf
 
@@ -96,8 +123,19 @@ class SourceNotWatched(Rule):
                 y = w * 2.0 + b
             gw, gb = tape.gradient(y, [w, b])
         """, (7, 7), "watch_accessed_variables=False and no watch: both sources are reported",
-            proof=Proof(check="assert gw is None and gb is None")),
-        invalid("""
+            proof=Proof(check="assert gw is None and gb is None"),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(1.5)
+            b = tf.Variable(0.5)
+            with tf.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch(w)
+                tape.watch(b)
+                y = w * 2.0 + b
+            gw, gb = tape.gradient(y, [w, b])
+        """, fixed_proof=Proof(check="assert float(gw) == 2.0 and float(gb) == 1.0")),
+        unfixed(invalid("""
             import tensorflow as tf
 
             model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
@@ -105,8 +143,61 @@ class SourceNotWatched(Rule):
             with tf.GradientTape(watch_accessed_variables=False) as tape:
                 out = model(tf.ones([1, 2]))
             grads = tape.gradient(out, model.trainable_variables)
-        """, 7, "a model's variables under watch_accessed_variables=False",
-            proof=Proof(check="assert all(g is None for g in grads)")),
+        """, 7, "a model's variables under watch_accessed_variables=False: no fix (Keras 3 variables cannot be "
+                "passed to `tape.watch`, and the model may create them inside the block)",
+            proof=Proof(check="""
+                assert all(g is None for g in grads)
+                try:
+                    tape.watch(model.trainable_variables)
+                except ValueError as error:
+                    assert "not tf.Tensor or tf.Variable" in str(error)
+            """))),
+        invalid("""
+            import tensorflow as tf
+
+            x = tf.constant([1.0, 2.0])
+
+            def loss_and_grad():
+                with tf.GradientTape() as tape:  # x is a plain tensor
+                    # the forward pass
+                    y = tf.reduce_sum(x ** 2)
+                return y, tape.gradient(y, x)
+
+            loss, grad = loss_and_grad()
+        """, 9, "a module-level constant used in a function: the watch goes above the first statement's comment",
+            proof=Proof(check="assert grad is None"),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.constant([1.0, 2.0])
+
+            def loss_and_grad():
+                with tf.GradientTape() as tape:  # x is a plain tensor
+                    tape.watch(x)
+                    # the forward pass
+                    y = tf.reduce_sum(x ** 2)
+                return y, tape.gradient(y, x)
+
+            loss, grad = loss_and_grad()
+        """, fixed_proof=Proof(check="assert grad.numpy().tolist() == [2.0, 4.0]")),
+        invalid("""
+            import tensorflow as tf
+
+            with tf.GradientTape() as tape:
+                x = tf.constant(2.0)
+                y = x ** 3
+            g = tape.gradient(y, x)
+        """, 6, "a constant made inside the block: the watch goes right after it",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import tensorflow as tf
+
+            with tf.GradientTape() as tape:
+                x = tf.constant(2.0)
+                tape.watch(x)
+                y = x ** 3
+            g = tape.gradient(y, x)
+        """, fixed_proof=Proof(check="assert float(g) == 12.0")),
         valid("""
             import tensorflow as tf
 
@@ -214,7 +305,40 @@ class SourceNotWatched(Rule):
             element,
             f"{why}, so `{call.label()}` on {ctx.where(call.node)} returns None for it. {fix}",
             related=related,
+            fix=None if problem == "non-trainable" else _watch_offer(ctx, call, element),
         )
+
+
+def _watch_offer(ctx: Context, call: GradCall, element: ast.expr):
+    """A builder inserting `tape.watch(element)` into the block, or None when there is no
+    certain place for it."""
+    entry = call.entry
+    if entry is None or not isinstance(entry.node, (ast.With, ast.AsyncWith)) or not entry.node.body:
+        return None
+    if not isinstance(element, ast.Name):
+        # `model.trainable_variables`: Keras 3 variables are not tf.Variables (`watch` rejects
+        # them), and a model may create its variables inside the block.
+        return None
+    block = entry.node
+    body = block.body
+    defs = call.flow.reaching(element.id, call.node)
+    within = [d for d in defs if inside(d.stmt, block)]
+    if not within:
+        before = first_after_watches(body, 0, call.name)
+    elif len(defs) == 1 and any(stmt is defs[0].stmt for stmt in body):
+        index = next(i for i, stmt in enumerate(body) if stmt is defs[0].stmt)
+        before = first_after_watches(body, index + 1, call.name)
+    else:
+        return None
+    code = f"{call.name}.watch({element.id})"
+    text = ctx.facts.source.text
+
+    def build():
+        from ..fixes.watch import watch_fix
+
+        return watch_fix(text, block, before, code, f"Watch `{element.id}`: add `{code}` to the block",
+                         Applicability.SAFE)
+    return build
 
 
 def _problem(kind: Kind, watch_all: bool | None) -> str | None:
