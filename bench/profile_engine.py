@@ -23,6 +23,7 @@ import ast
 import cProfile
 import gc
 import io
+import os
 import pstats
 import sys
 import time
@@ -31,10 +32,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402
 
-sys.path.insert(0, str(corpus.REPO / "server"))
+# `--server DIR` profiles the tapelsp in DIR (a patched copy of server/) instead.
+_server_arg = sys.argv[sys.argv.index("--server") + 1] if "--server" in sys.argv[:-1] else None
+_SERVER_ROOT = Path(_server_arg).resolve() if _server_arg else corpus.REPO / "server"
+sys.path.insert(0, str(_SERVER_ROOT))
 import tapelsp  # noqa: E402
 
-SERVER = str(corpus.REPO / "server" / "tapelsp")
+SERVER = str(_SERVER_ROOT / "tapelsp")
 
 
 def read_all(paths: list[Path]) -> list[tuple[str, str]]:
@@ -117,6 +121,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--top", type=int, default=25, help="functions to list by cumulative and own time")
     parser.add_argument("--out", metavar="FILE", help="save the raw cProfile stats (for snakeviz etc.)")
+    parser.add_argument("--server", metavar="DIR", help="profile the tapelsp imported from DIR instead of server/")
     args = parser.parse_args()
     env = corpus.ensure(quiet=True)
     paths = corpus.python_files(env.corpus(args.corpus))
@@ -136,6 +141,8 @@ def main() -> None:
     check_all()  # warm: imports, rule registry, caches
     t_read = best(lambda: read_all(paths), args.repeat)
     facts_all = facts_pass(texts)
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"tapelsp from {Path(tapelsp.__file__).parent}; load average {load}")
     print(f"corpus {args.corpus}: {len(paths)} files, {lines:,} lines; best of {args.repeat}, one core, no profiler")
     print(f"  {'':40s} {'gc on':>8s} {'gc off':>8s}")
     print(f"  {'read every file (open + decode)':40s} {t_read:8.3f}")
