@@ -5,7 +5,7 @@ import ast
 from ..facts.dataflow import Def, flow_of, inside, position
 from ..facts.model import Binding, Facts, Scope
 from ..facts.names import dotted
-from ..model import Severity
+from ..model import Applicability, Severity
 from ..versions import VersionRange
 from .base import Context, Proof, Rule, invalid, valid
 
@@ -60,6 +60,7 @@ class VariableRebound(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     triggers = ("Variable",)
+    fixable = True
     examples = (
         invalid("""
             import tensorflow as tf
@@ -75,7 +76,24 @@ class VariableRebound(Rule):
                     break
                 w = w - 0.1 * g
         """, 12, "manual SGD in a loop: correct once, None afterwards",
-            proof=Proof(check="assert grads[0] is not None and grads[1] is None")),
+            proof=Proof(check="assert grads[0] is not None and grads[1] is None"),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            grads = []
+            for step in range(2):
+                with tf.GradientTape() as tape:
+                    loss = w * w
+                g = tape.gradient(loss, w)
+                grads.append(g)
+                if g is None:
+                    break
+                w.assign_sub(0.1 * g)
+        """, fixed_proof=Proof(check="""
+            assert [round(float(g), 4) for g in grads] == [6.0, 4.8]
+            assert isinstance(w, tf.Variable) and abs(float(w) - 1.92) < 1e-6
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -90,15 +108,37 @@ class VariableRebound(Rule):
             s.update(0.5)
             is_variable = isinstance(s.w, tf.Variable)
         """, 8, "an attribute rebound in a method",
-            proof=Proof(check="assert not is_variable and s.trainable_variables == ()")),
+            proof=Proof(check="assert not is_variable and s.trainable_variables == ()"),
+            fixed="""
+            import tensorflow as tf
+
+            class Scale(tf.Module):
+                def __init__(self):
+                    self.w = tf.Variable(1.0)
+
+                def update(self, delta):
+                    self.w.assign_add(delta)
+
+            s = Scale()
+            s.update(0.5)
+            is_variable = isinstance(s.w, tf.Variable)
+        """, fixed_proof=Proof(check="assert is_variable and float(s.w) == 1.5 and len(s.trainable_variables) == 1")),
         invalid("""
             import tensorflow as tf
 
             v = tf.Variable(1.0)
             v = v * 0.5
             v.assign(2.0)
-        """, 4, "a later `.assign` fails",
-            proof=Proof(raises=("AttributeError", "object has no attribute 'assign'"))),
+        """, 4, "a later `.assign` fails; the fix `v.assign(v * 0.5)` is unsafe (a value of another shape or "
+                "dtype cannot be assigned)",
+            proof=Proof(raises=("AttributeError", "object has no attribute 'assign'")),
+            fixed="""
+            import tensorflow as tf
+
+            v = tf.Variable(1.0)
+            v.assign(v * 0.5)
+            v.assign(2.0)
+        """, fixed_proof=Proof(check="assert isinstance(v, tf.Variable) and float(v) == 2.0")),
         invalid("""
             import tensorflow as tf
 
@@ -108,7 +148,31 @@ class VariableRebound(Rule):
             g = tape.gradient(loss, w)
             w -= 0.1 * g
         """, 7, "`-=` on a variable",
-            proof=Proof(raises=("RuntimeError", "`variable -= value` with `tf.Variable`s is not supported"))),
+            proof=Proof(raises=("RuntimeError", "`variable -= value` with `tf.Variable`s is not supported")),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            with tf.GradientTape() as tape:
+                loss = w * w
+            g = tape.gradient(loss, w)
+            w.assign_sub(0.1 * g)
+        """, fixed_proof=Proof(check="assert isinstance(w, tf.Variable) and abs(float(w) - 2.4) < 1e-6")),
+        invalid("""
+            import tensorflow as tf
+
+            decay = tf.Variable(1.0)
+            for epoch in range(3):
+                decay *= 0.5  # halve it
+        """, 5, "`*=` on a variable: `decay.assign(decay * 0.5)` (unsafe)",
+            proof=Proof(raises=("RuntimeError", "`var *= value` with `tf.Variable`s is not supported")),
+            fixed="""
+            import tensorflow as tf
+
+            decay = tf.Variable(1.0)
+            for epoch in range(3):
+                decay.assign(decay * 0.5)  # halve it
+        """, fixed_proof=Proof(check="assert isinstance(decay, tf.Variable) and float(decay) == 0.125")),
         valid("""
             import tensorflow as tf
 
@@ -226,12 +290,14 @@ class VariableRebound(Rule):
 
     def _report(self, ctx: Context, stmt: ast.Assign, name: str, binding: Binding) -> None:
         fix = _suggest(stmt.value, name)
+        method, operand = _method(stmt.value, name)
         ctx.report(
             stmt,
             f"`{ast.unparse(stmt)}` rebinds `{name}`, the tf.Variable created on {ctx.where(binding.node)}, to a "
             "new tensor: it works once, then no tape watches the tensor, so `tape.gradient` returns None for "
             f"it, and a later `{name}.assign(...)` raises AttributeError. Update the variable in place: `{fix}`.",
             related=[ctx.related(binding.value, f"`{name}` is created as a tf.Variable here")],
+            fix=_offer(ctx, stmt, method, operand, fix) if len(stmt.targets) == 1 else None,
         )
 
     def _report_aug(self, ctx: Context, stmt: ast.AugAssign, name: str, binding: Binding) -> None:
@@ -239,14 +305,19 @@ class VariableRebound(Rule):
         if op is None:
             return
         value = ast.unparse(stmt.value)
+        # TensorFlow's own words: "`variable += value`", "`variable -= value`", "`var *= value`", ...
+        subject = "variable" if method else "var"
         fix = f"{name}.{method}({value})" if method else \
             f"{name}.assign({name} {op[0]} {value})"
+        offer = _offer(ctx, stmt, method, stmt.value, fix) if method else \
+            _offer(ctx, stmt, "assign", stmt.value, fix, combine=op[0])
         ctx.report(
             stmt,
-            f"`{name} {op} ...` on a tf.Variable raises RuntimeError on TensorFlow 2.21 (\"`variable {op} value` "
+            f"`{name} {op} ...` on a tf.Variable raises RuntimeError on TensorFlow 2.21 (\"`{subject} {op} value` "
             "with `tf.Variable`s is not supported\"); older versions silently rebound the name to a tensor. "
             f"Use `{fix}`.",
             related=[ctx.related(binding.value, f"`{name}` is created as a tf.Variable here")],
+            fix=offer,
         )
 
 
@@ -309,6 +380,35 @@ def _is_gradient_source(load: ast.expr, scope: Scope) -> bool:
             if any(inside(load, arg) for arg in [*args, *keywords]):
                 return True
     return False
+
+
+def _method(value: ast.expr, name: str) -> tuple[str, ast.expr]:
+    """The in-place update `name = value` means: (method, its argument)."""
+    if isinstance(value, ast.BinOp):
+        if isinstance(value.op, ast.Sub) and dotted(value.left) == name:
+            return "assign_sub", value.right
+        if isinstance(value.op, ast.Add):
+            if dotted(value.left) == name:
+                return "assign_add", value.right
+            if dotted(value.right) == name:
+                return "assign_add", value.left
+    return "assign", value
+
+
+def _offer(ctx: Context, stmt: ast.Assign | ast.AugAssign, method: str, operand: ast.expr, suggestion: str,
+           combine: str | None = None):
+    """`v.assign_sub(x)` / `v.assign_add(x)` are safe: the same value, kept in the variable.
+    `v.assign(...)` is unsafe: a value of another shape or dtype cannot be assigned, where the
+    rebinding took it."""
+    text = ctx.facts.source.text
+    applicability = Applicability.SAFE if method in ("assign_add", "assign_sub") else Applicability.UNSAFE
+
+    def build():
+        from ..fixes.assign import assign_fix
+
+        return assign_fix(text, stmt, method, operand, f"Update the variable in place: `{suggestion}`",
+                          applicability, combine=combine)
+    return build
 
 
 def _suggest(value: ast.expr, name: str) -> str:
