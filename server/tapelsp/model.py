@@ -84,6 +84,20 @@ class Related:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """What the user's own TensorFlow showed about a finding (the probe, `tapelsp --probe`).
+
+    `verdict` is "confirmed" (a static finding the runtime showed) or "runtime" (a finding
+    only the runtime could see). `summary` is one sentence; `details` are further facts
+    (the sources that were None, the argument values that caused retraces).
+    """
+
+    verdict: str
+    summary: str
+    details: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Violation:
     code: str
     name: str
@@ -97,6 +111,13 @@ class Violation:
     cell: int | None = None
     # Why the rule's fix was dropped (its builder failed, or its result would not parse).
     fix_error: str | None = None
+    # Set only by the probe: what the user's TensorFlow showed at runtime about this finding.
+    evidence: Evidence | None = None
+
+    @property
+    def confirmed(self) -> bool:
+        """A static finding the user's TensorFlow showed at runtime (see `evidence`)."""
+        return self.evidence is not None and self.evidence.verdict == "confirmed"
 
     def sort_key(self) -> tuple:
         return (self.cell or 0, self.range.start, self.code, self.message)
