@@ -254,3 +254,25 @@ def containing_body(tree: ast.AST, stmt: ast.stmt) -> tuple[ast.AST, list[ast.st
                 if not hasattr(child, "lineno") or start <= where <= end:
                     stack.append(child)
     return None
+
+
+# --- call arguments -----------------------------------------------------------------------
+
+def with_keyword(call: cst.Call, name: str, value: str, *, first: bool = False) -> cst.Call:
+    """`call` with the keyword argument `name=value` added (first, or last)."""
+    arg = cst.Arg(value=cst.parse_expression(value), keyword=cst.Name(name),
+                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                        whitespace_after=cst.SimpleWhitespace("")))
+    args = list(call.args)
+    if not args:
+        return call.with_changes(args=[arg])
+    if first:
+        if args[0].keyword is None and args[0].star == "":
+            raise FixNotPossible("a keyword cannot go before positional arguments")
+        return call.with_changes(args=[arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))]
+                                 + args)
+    last = args[-1]
+    if not isinstance(last.comma, cst.MaybeSentinel):
+        raise FixNotPossible("a call ending with a comma")
+    args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return call.with_changes(args=args + [arg])

@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import ast
 
-from ..model import Severity
+from ..model import Applicability, Severity
 from ..versions import VersionRange
 from ._tape_gradcalls import GradCall, gradient_calls, watch_position
 from ._tape_values import INT_DTYPES, Kind, lookup_for, source_kind
+from ._fixes import unfixed
 from .base import Context, Proof, Rule, invalid, valid
 
 WATCH_WARNING = "The dtype of the watched tensor must be floating"
@@ -46,6 +47,7 @@ class IntegerSource(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape",)
+    fixable = True
     examples = (
         invalid("""
             import tensorflow as tf
@@ -59,7 +61,16 @@ class IntegerSource(Rule):
             proof=Proof(check="""
                 assert g is None
                 assert any("The dtype of the watched tensor must be floating" in line for line in __tapelsp_logs__)
-            """)),
+            """),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.constant(3.0)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = x * x
+            g = tape.gradient(y, x)
+        """, fixed_proof=Proof(check="assert float(g) == 6.0")),
         invalid("""
             import tensorflow as tf
 
@@ -68,8 +79,16 @@ class IntegerSource(Rule):
                 y = tf.cast(offset * 2, tf.float32)
             g = tape.gradient(y, offset)
         """, 3, "an integer variable is never watched",
-            proof=Proof(check="assert g is None")),
-        invalid("""
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import tensorflow as tf
+
+            offset = tf.Variable(0.0)
+            with tf.GradientTape() as tape:
+                y = tf.cast(offset * 2, tf.float32)
+            g = tape.gradient(y, offset)
+        """, fixed_proof=Proof(check="assert float(g) == 2.0")),
+        unfixed(invalid("""
             import tensorflow as tf
 
             png = tf.io.encode_png(tf.fill([4, 4, 1], tf.constant(200, tf.uint8)))
@@ -79,11 +98,12 @@ class IntegerSource(Rule):
                 tape.watch(image)
                 score = tf.reduce_sum(tf.cast(image, tf.float32) * w)
             saliency = tape.gradient(score, image)
-        """, 4, "a uint8 image, never cast before watching",
+        """, 4, "a uint8 image, never cast before watching: no fix (casting a decoded image changes what "
+                "every later use gets)",
             proof=Proof(check="""
                 assert saliency is None
                 assert any("got tf.uint8" in line for line in __tapelsp_logs__)
-            """)),
+            """))),
         invalid("""
             import tensorflow as tf
 
@@ -92,8 +112,17 @@ class IntegerSource(Rule):
                 tape.watch(counts)
                 total = tf.reduce_sum(tf.cast(counts, tf.float32) ** 2)
             g = tape.gradient(total, counts)
-        """, 3, "an explicit integer dtype",
-            proof=Proof(check="assert g is None")),
+        """, 3, "an explicit integer dtype: made float32 (unsafe: other uses may need the integers)",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import tensorflow as tf
+
+            counts = tf.constant([1, 2, 3], dtype=tf.float32)
+            with tf.GradientTape() as tape:
+                tape.watch(counts)
+                total = tf.reduce_sum(tf.cast(counts, tf.float32) ** 2)
+            g = tape.gradient(total, counts)
+        """, fixed_proof=Proof(check="assert g.numpy().tolist() == [2.0, 4.0, 6.0]")),
         invalid("""
             import numpy as np
             import tensorflow as tf
@@ -104,8 +133,42 @@ class IntegerSource(Rule):
                 tape.watch(image)
                 score = tf.reduce_sum(tf.cast(image, tf.float32) ** 2)
             g = tape.gradient(score, image)
-        """, 5, "NumPy uint8 pixels converted as they are",
-            proof=Proof(check="assert g is None")),
+        """, 5, "NumPy uint8 pixels converted as they are: converted to float32 instead (unsafe)",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            pixels = np.full((2, 2), 200, dtype=np.uint8)
+            image = tf.convert_to_tensor(pixels, dtype=tf.float32)
+            with tf.GradientTape() as tape:
+                tape.watch(image)
+                score = tf.reduce_sum(tf.cast(image, tf.float32) ** 2)
+            g = tape.gradient(score, image)
+        """, fixed_proof=Proof(check="assert g.numpy().tolist() == [[400.0, 400.0], [400.0, 400.0]]")),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(
+                [[1, -2], [3, 0x10]],  # initial weights
+                name="w",
+            )
+            with tf.GradientTape() as tape:
+                y = tf.reduce_sum(tf.cast(w, tf.float32) ** 2)
+            g = tape.gradient(y, w)
+        """, 3, "integer literals in a nested list become float literals; the rest of the call is kept",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(
+                [[1.0, -2.0], [3.0, 16.0]],  # initial weights
+                name="w",
+            )
+            with tf.GradientTape() as tape:
+                y = tf.reduce_sum(tf.cast(w, tf.float32) ** 2)
+            g = tape.gradient(y, w)
+        """, fixed_proof=Proof(check="assert g.numpy().tolist() == [[2.0, -4.0], [6.0, 32.0]]")),
         valid("""
             import tensorflow as tf
 
@@ -184,7 +247,77 @@ class IntegerSource(Rule):
             f"`{element.id}` is an integer {what} ({dtype}{made}); gradients exist only for floating "
             f"dtypes: {effect}. {fix}.",
             related=related,
+            fix=_float_offer(ctx, kind, explicit) if kind.remote is None else None,
         )
+
+
+_LITERAL_MAKERS = {"tensorflow.constant": "value", "tensorflow.Variable": "initial_value",
+                   "tensorflow.convert_to_tensor": "value"}
+_DTYPE_MAKERS = frozenset({"tensorflow.constant", "tensorflow.Variable", "tensorflow.convert_to_tensor",
+                           "tensorflow.zeros", "tensorflow.ones", "tensorflow.range"})
+
+
+def _float_offer(ctx: Context, kind: Kind, explicit: bool):
+    """Integer literals made float (safe), an integer dtype made float32 (unsafe), or
+    `dtype=tf.float32` added to a conversion of integer NumPy data (unsafe)."""
+    call = kind.node
+    if not isinstance(call, ast.Call):
+        return None
+    qualname = ctx.facts.imports.resolve(call.func)
+    text = ctx.facts.source.text
+    if explicit:
+        dtype = kind.detail
+        if qualname not in _DTYPE_MAKERS or dtype is None:
+            return None
+
+        def build_dtype():
+            from ..fixes.dtype import float_dtype_fix
+
+            return float_dtype_fix(text, dtype, "Use the float32 dtype", Applicability.UNSAFE)  # type: ignore[arg-type]
+        return build_dtype
+    if qualname not in _LITERAL_MAKERS:
+        return None
+    value = call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg == _LITERAL_MAKERS[qualname]), None)
+    if value is None or any(k.arg == "dtype" for k in call.keywords) or len(call.args) > 1:
+        return None
+    literals = _int_literals(value)
+    if literals:
+        def build_literals():
+            from ..fixes.dtype import float_literals_fix
+
+            return float_literals_fix(text, literals, "Use float literals", Applicability.SAFE)
+        return build_literals
+    if kind.dtype is None or not isinstance(call.func, ast.Attribute) or \
+            ctx.facts.imports.resolve(call.func.value) != "tensorflow":
+        return None
+    float32 = f"{ast.unparse(call.func.value)}.float32"
+
+    def build_keyword():
+        from ..fixes.dtype import dtype_keyword_fix
+
+        return dtype_keyword_fix(text, call, float32, f"Convert to float32: add `dtype={float32}`",  # type: ignore[arg-type]
+                                 Applicability.UNSAFE)
+    return build_keyword
+
+
+def _int_literals(value: ast.expr) -> list[ast.Constant] | None:
+    """The integer literals of literal data (numbers, nested lists/tuples of them), or None
+    when `value` is not literal data."""
+    found: list[ast.Constant] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            if isinstance(node.value, int):
+                found.append(node)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            stack.append(node.operand)
+        elif isinstance(node, (ast.List, ast.Tuple)):
+            stack.extend(node.elts)
+        else:
+            return None
+    return found or None
 
 
 def _dtype_name(kind: Kind) -> str:
