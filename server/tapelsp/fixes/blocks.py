@@ -276,3 +276,23 @@ def with_keyword(call: cst.Call, name: str, value: str, *, first: bool = False) 
         raise FixNotPossible("a call ending with a comma")
     args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     return call.with_changes(args=args + [arg])
+
+
+# --- expressions --------------------------------------------------------------------------
+
+@or_none
+def replace_by_part(text: str, whole: ast.expr, part: ast.expr, title: str, applicability: Applicability) -> Fix | None:
+    """Replace the expression `whole` by its sub-expression `part` (`K.eval(t)` -> `t`,
+    `t.numpy()` -> `t`), keeping the parentheses around `whole`."""
+    rewrite = Rewrite(text)
+    outer = rewrite.node(whole, cst.BaseExpression)
+    inner = rewrite.node(part, cst.BaseExpression)
+
+    def change(updated):
+        kept = inner
+        if updated.lpar:
+            kept = inner.with_changes(lpar=list(updated.lpar) + list(inner.lpar),
+                                      rpar=list(inner.rpar) + list(updated.rpar))
+        return kept
+    rewrite.change(outer, change)
+    return rewrite.fix(title, applicability)

@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import ast
 
-from ..model import Severity
+from ..model import Applicability, Severity
 from ..versions import Version, VersionRange
 from ._tape_paths import PREDICT, cuts_of, gradient_phrase
+from ._fixes import unfixed
 from .base import Context, Proof, Rule, invalid, valid
 
 _KERAS_3 = Version.parse("3")
@@ -48,6 +49,7 @@ class PredictInTape(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     triggers = ("predict", "eval(")
+    fixable = True
     examples = (
         invalid("""
             import tensorflow as tf
@@ -61,8 +63,28 @@ class PredictInTape(Rule):
                 loss = tf.reduce_mean((pred - y) ** 2)
             grads = tape.gradient(loss, model.trainable_variables)
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
-        """, 8, "predict inside the tape, then apply_gradients",
-            proof=Proof(raises=("ValueError", "No gradients provided for any variable"))),
+        """, 8, "predict inside the tape, then apply_gradients; the fix calls the model in inference mode "
+                "(unsafe: training=True may be what the step wants)",
+            proof=Proof(raises=("ValueError", "No gradients provided for any variable")),
+            fixed="""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.SGD(0.1)
+            x = tf.ones((4, 3))
+            y = tf.zeros((4, 1))
+            with tf.GradientTape() as tape:
+                pred = model(x, training=False)
+                loss = tf.reduce_mean((pred - y) ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            assert all(g is not None for g in grads)
+            kernel, bias = model.trainable_variables
+            # d/db mean((x @ k + b)^2) = 2 * mean(pred), computed before the step
+            assert np.allclose(grads[1].numpy(), 2 * np.mean(pred.numpy()), atol=1e-5)
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -76,7 +98,22 @@ class PredictInTape(Rule):
 
             grads = train_step(x)
         """, 8, "predict_on_batch in a training step",
-            proof=Proof(check="assert all(g is None for g in grads)")),
+            proof=Proof(check="assert all(g is None for g in grads)"),
+            fixed="""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            x = tf.ones((4, 3))
+
+            def train_step(x):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x, training=False))
+                return tape.gradient(loss, model.trainable_variables)
+
+            grads = train_step(x)
+        """, fixed_proof=Proof(check="""
+            assert grads[0].numpy().tolist() == [[1.0], [1.0], [1.0]] and grads[1].numpy().tolist() == [1.0]
+        """)),
         invalid("""
             import tensorflow as tf
             import tf_keras
@@ -88,8 +125,33 @@ class PredictInTape(Rule):
                 out = K.eval(model(x))
                 loss = tf.reduce_mean(out)
             grads = tape.gradient(loss, model.trainable_variables)
-        """, 8, "K.eval of the model output (tf_keras)",
-            proof=Proof(check="assert all(g is None for g in grads)")),
+        """, 8, "K.eval of the model output (tf_keras): the fix uses the tensor itself (unsafe)",
+            proof=Proof(check="assert all(g is None for g in grads)"),
+            fixed="""
+            import tensorflow as tf
+            import tf_keras
+            from tf_keras import backend as K
+
+            model = tf_keras.Sequential([tf_keras.layers.Dense(1, input_shape=(3,))])
+            x = tf.ones((4, 3))
+            with tf.GradientTape() as tape:
+                out = model(x)
+                loss = tf.reduce_mean(out)
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, fixed_proof=Proof(check="""
+            assert grads[0].numpy().tolist() == [[1.0], [1.0], [1.0]] and grads[1].numpy().tolist() == [1.0]
+        """)),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            x = tf.ones((4, 3))
+            with tf.GradientTape() as tape:
+                pred = model.predict(x, batch_size=2, verbose=0)
+                loss = tf.reduce_mean(pred)
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, 6, "predict with more than the input (batch_size=): no fix, the arguments do not carry over",
+            proof=Proof(check="assert all(g is None for g in grads)"))),
         valid("""
             import tensorflow as tf
 
@@ -141,4 +203,39 @@ class PredictInTape(Rule):
                            f"`{receiver}(x, training=True)`.")
             ctx.report(node, message,
                        related=[ctx.related(result.use.call, f"this {result.use.method} call gets "
-                                                             f"{result.none_for()}")])
+                                                             f"{result.none_for()}")],
+                       fix=_offer(ctx, node))
+
+
+def _offer(ctx: Context, node: ast.AST):
+    """`model.predict(x)` -> `model(x, training=False)`; `K.eval(t)` -> `t`. Both unsafe: the
+    value becomes a tensor (NumPy-only uses of it break), and the step may want training=True."""
+    if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args) \
+            or any(k.arg is None for k in node.keywords):
+        return None
+    text = ctx.facts.source.text
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in ("predict", "predict_on_batch"):
+        keywords = {k.arg: k.value for k in node.keywords}
+        model_input = node.args[0] if len(node.args) == 1 and "x" not in keywords else \
+            keywords.pop("x", None) if not node.args else None
+        keywords.pop("verbose", None)  # only a progress bar
+        if model_input is None or keywords or len(node.args) > 1:
+            return None
+        model = ast.unparse(func.value)
+
+        def build_call():
+            from ..fixes.predict import model_call_fix
+
+            return model_call_fix(text, node, model_input,  # type: ignore[arg-type]
+                                  f"Call the model on the tape: `{model}(..., training=False)`", Applicability.UNSAFE)
+        return build_call
+    if ctx.facts.imports.resolve(func) == "keras.backend.eval" and len(node.args) == 1 and not node.keywords:
+        inner = node.args[0]
+
+        def build_unwrap():
+            from ..fixes.blocks import replace_by_part
+
+            return replace_by_part(text, node, inner, "Use the tensor itself", Applicability.UNSAFE)  # type: ignore[arg-type]
+        return build_unwrap
+    return None
