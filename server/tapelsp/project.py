@@ -1,0 +1,413 @@
+"""A small index of the user's project, for rules that look across modules.
+
+`Project(root)` answers one kind of question: "the name this file imports from
+`train.steps` (or `.steps`, or `s` in `import train.steps as s`) — is it a
+tf.function over there, and with which options?" It finds the module's file under
+`root` (also in a `src/` layout, and next to the importing file the way a script's
+own directory comes first on `sys.path`), parses it with the stdlib `ast`, and keeps
+a small summary per file.
+
+It never imports user code and never imports TensorFlow. Summaries are cached by
+path, modification time and size, the cache is bounded, files above a size limit are
+skipped, and parsing stops for good once a time budget is spent: then every answer is
+"unknown" (None), and rules stay silent.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from .facts.names import ImportTable
+
+TF_FUNCTION = "tensorflow.function"
+# Seconds a "which file is module X" answer is reused (files appear while an editor is open).
+FILE_LOOKUP_TTL = 5.0
+# Top-level packages that are never part of a user's project.
+_LIBRARIES = frozenset({
+    "tensorflow", "keras", "tf_keras", "numpy", "tensorflow_probability", "jax", "torch",
+    "scipy", "pandas", "sklearn", "os", "sys", "time", "random", "math", "json", "typing",
+    "collections", "functools", "itertools", "abc", "dataclasses", "re", "pathlib", "logging",
+    "absl", "six", "builtins", "__future__",
+})
+
+
+@dataclass(frozen=True)
+class RemoteFunction:
+    """A tf.function found in another module of the project."""
+
+    name: str  # as defined there ("step", or "Agent.train" for a method)
+    path: str  # absolute path of the module that defines it
+    line: int  # 1-based line of the def (or of the `tf.function(...)` call)
+    kind: str  # "decorator" or "call"
+    input_signature: bool = False
+    reduce_retracing: bool = False
+
+    def location(self, root: str | None = None) -> str:
+        shown = self.path
+        if root:
+            try:
+                shown = os.path.relpath(self.path, root)
+            except ValueError:  # another drive on Windows
+                pass
+        return f"{shown.replace(os.sep, '/')} line {self.line}"
+
+
+@dataclass
+class ModuleSummary:
+    """What other modules may ask about one file."""
+
+    path: str
+    is_package: bool
+    functions: dict[str, RemoteFunction] = field(default_factory=dict)
+    # Class name -> method name -> tf.function.
+    methods: dict[str, dict[str, RemoteFunction]] = field(default_factory=dict)
+    # Class name -> base class expressions as dotted names (for inherited methods).
+    bases: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Names bound by `from X import Y as Z` at top level: Z -> (X, Y, level).
+    imported: dict[str, tuple[str, str, int]] = field(default_factory=dict)
+    # Names bound by `import a.b as c`: c -> "a.b".
+    modules: dict[str, str] = field(default_factory=dict)
+    # Every other name defined at top level (defs, classes, assignments).
+    defined: set[str] = field(default_factory=set)
+
+
+class Project:
+    """The Python files under one root, read on demand."""
+
+    def __init__(self, root: str, *, max_entries: int = 256, max_bytes: int = 1_000_000,
+                 budget_seconds: float = 2.0, max_depth: int = 4) -> None:
+        self.root = os.path.abspath(root)
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self.budget_seconds = budget_seconds
+        self.max_depth = max_depth
+        self._spent = 0.0
+        self._cache: OrderedDict[str, tuple[int, int, ModuleSummary | None]] = OrderedDict()
+        self._files: OrderedDict[tuple, tuple[float, str | None]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # --- finding files -----------------------------------------------------------
+
+    def _search_dirs(self, importer: str | None) -> list[str]:
+        dirs = []
+        if importer:
+            here = os.path.dirname(os.path.abspath(importer))
+            if _inside(here, self.root):
+                dirs.append(here)
+        dirs.append(self.root)
+        src = os.path.join(self.root, "src")
+        if os.path.isdir(src):
+            dirs.append(src)
+        return dirs
+
+    def module_file(self, module: str, level: int = 0, importer: str | None = None) -> str | None:
+        """The file that `import module` (or `from .module import`) reads, under the root."""
+        key = (module, level, os.path.dirname(os.path.abspath(importer)) if importer else None)
+        now = time.monotonic()
+        with self._lock:
+            hit = self._files.get(key)
+            if hit is not None and now - hit[0] < FILE_LOOKUP_TTL:
+                return hit[1]
+        found = self._find_module_file(module, level, importer)
+        with self._lock:
+            self._files[key] = (now, found)
+            while len(self._files) > 4 * self.max_entries:
+                self._files.popitem(last=False)
+        return found
+
+    def _find_module_file(self, module: str, level: int, importer: str | None) -> str | None:
+        parts = [p for p in module.split(".") if p] if module else []
+        if level:
+            if not importer:
+                return None
+            base = os.path.dirname(os.path.abspath(importer))
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            bases = [base]
+        else:
+            if not parts or parts[0] in _LIBRARIES:
+                return None
+            bases = self._search_dirs(importer)
+        for base in bases:
+            if not _inside(base, self.root):
+                continue
+            found = _file_for(base, parts)
+            if found is not None:
+                return found
+        return None
+
+    # --- summaries ---------------------------------------------------------------
+
+    def summary(self, path: str) -> ModuleSummary | None:
+        """The parsed summary of one file, or None (unreadable, too large, out of time)."""
+        path = os.path.abspath(path)
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return None
+        key = (stat.st_mtime_ns, stat.st_size)
+        with self._lock:
+            cached = self._cache.get(path)
+            if cached is not None and cached[:2] == key:
+                self._cache.move_to_end(path)
+                return cached[2]
+            if stat.st_size > self.max_bytes or self._spent >= self.budget_seconds:
+                return None
+        start = time.perf_counter()
+        summary = _summarise(path, os.path.basename(path) == "__init__.py")
+        with self._lock:
+            self._spent += time.perf_counter() - start
+            self._cache[path] = (*key, summary)
+            self._cache.move_to_end(path)
+            while len(self._cache) > self.max_entries:
+                self._cache.popitem(last=False)
+        return summary
+
+    # --- questions rules ask -----------------------------------------------------
+
+    def tf_function(self, qualname: str, importer: str | None = None) -> RemoteFunction | None:
+        """Is `pkg.mod.name` (as an absolute import names it) a tf.function in the project?"""
+        found = self._split(qualname, importer)
+        if found is None:
+            return None
+        path, rest = found
+        if len(rest) == 1:
+            return self._function_in(path, rest[0], 0)
+        if len(rest) == 2:
+            return self._method_in(path, rest[0], rest[1], 0)
+        return None
+
+    def imported_tf_function(self, module: str, name: str, level: int,
+                             importer: str | None) -> RemoteFunction | None:
+        """`from <level dots><module> import <name>`: is that name a tf.function?"""
+        path = self.module_file(module, level, importer)
+        return self._function_in(path, name, 0) if path else None
+
+    def method(self, qualname: str, method: str, importer: str | None = None) -> RemoteFunction | None:
+        """Is `method` of the class `pkg.mod.Class` a tf.function (also when inherited)?"""
+        found = self._split(qualname, importer)
+        if found is None or len(found[1]) != 1:
+            return None
+        return self._method_in(found[0], found[1][0], method, 0)
+
+    def imported_method(self, module: str, class_name: str, method: str, level: int,
+                        importer: str | None) -> RemoteFunction | None:
+        path = self.module_file(module, level, importer)
+        return self._method_in(path, class_name, method, 0) if path else None
+
+    # --- internals ---------------------------------------------------------------
+
+    def _split(self, qualname: str, importer: str | None) -> tuple[str, list[str]] | None:
+        """Longest module prefix of `qualname` that is a file here, and the rest."""
+        parts = qualname.split(".")
+        if not parts or parts[0] in _LIBRARIES:
+            return None
+        for cut in range(len(parts) - 1, 0, -1):
+            path = self.module_file(".".join(parts[:cut]), 0, importer)
+            if path is not None:
+                return path, parts[cut:]
+        return None
+
+    def _follow(self, summary: ModuleSummary, name: str, depth: int) -> tuple[str, str] | None:
+        """Where a re-exported name (`from .steps import step` in `__init__.py`) really lives."""
+        if depth >= self.max_depth or name not in summary.imported:
+            return None
+        module, attr, level = summary.imported[name]
+        path = self.module_file(module, level, summary.path)
+        return (path, attr) if path else None
+
+    def _function_in(self, path: str | None, name: str, depth: int) -> RemoteFunction | None:
+        if path is None or depth > self.max_depth:
+            return None
+        summary = self.summary(path)
+        if summary is None:
+            return None
+        if name in summary.functions:
+            return summary.functions[name]
+        followed = self._follow(summary, name, depth)
+        return self._function_in(followed[0], followed[1], depth + 1) if followed else None
+
+    def _method_in(self, path: str | None, class_name: str, method: str, depth: int) -> RemoteFunction | None:
+        if path is None or depth > self.max_depth:
+            return None
+        summary = self.summary(path)
+        if summary is None:
+            return None
+        if class_name in summary.methods or class_name in summary.bases:
+            found = summary.methods.get(class_name, {}).get(method)
+            if found is not None:
+                return found
+            for base in summary.bases.get(class_name, ()):
+                inherited = self._base_method(summary, base, method, depth + 1)
+                if inherited is not None:
+                    return inherited
+            return None
+        followed = self._follow(summary, class_name, depth)
+        return self._method_in(followed[0], followed[1], method, depth + 1) if followed else None
+
+    def _base_method(self, summary: ModuleSummary, base: str, method: str, depth: int) -> RemoteFunction | None:
+        head, _, tail = base.partition(".")
+        if not tail:
+            # A class of the same module, or one it imports by name.
+            return self._method_in(summary.path, base, method, depth)
+        module = summary.modules.get(head)
+        if module is None or depth > self.max_depth:
+            return None
+        found = self._split(f"{module}.{tail}", summary.path)
+        if found is None or len(found[1]) != 1:
+            return None
+        return self._method_in(found[0], found[1][0], method, depth + 1)
+
+
+def _inside(path: str, root: str) -> bool:
+    try:
+        return os.path.commonpath([os.path.abspath(path), root]) == root
+    except ValueError:
+        return False
+
+
+def _file_for(base: str, parts: list[str]) -> str | None:
+    if not parts:
+        init = os.path.join(base, "__init__.py")
+        return init if os.path.isfile(init) else None
+    stem = os.path.join(base, *parts)
+    if os.path.isfile(stem + ".py"):
+        return stem + ".py"
+    init = os.path.join(stem, "__init__.py")
+    if os.path.isfile(init):
+        return init
+    return None
+
+
+def _summarise(path: str, is_package: bool) -> ModuleSummary | None:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        tree = ast.parse(data, filename=path)
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    summary = ModuleSummary(path=path, is_package=is_package)
+    imports = ImportTable()
+    imports.assume("tf", "tensorflow")
+    _read_imports(tree.body, imports, summary)
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found = _decorated(stmt, imports, path, stmt.name)
+            if found is not None:
+                summary.functions[stmt.name] = found
+            else:
+                summary.defined.add(stmt.name)
+        elif isinstance(stmt, ast.ClassDef):
+            summary.bases[stmt.name] = tuple(b for b in (_dotted(base) for base in stmt.bases) if b)
+            methods = _class_methods(stmt, imports, path)
+            summary.methods[stmt.name] = methods
+            summary.defined.add(stmt.name)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                if not isinstance(target, ast.Name):
+                    continue
+                found = _wrapped(stmt.value, imports, path, target.id)
+                if found is not None:
+                    summary.functions[target.id] = found
+                else:
+                    summary.defined.add(target.id)
+                    summary.functions.pop(target.id, None)
+    return summary
+
+
+def _read_imports(body: list[ast.stmt], imports: ImportTable, summary: ModuleSummary) -> None:
+    for stmt in body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            imports.add_import(stmt)
+            if isinstance(stmt, ast.ImportFrom):
+                for alias in stmt.names:
+                    if alias.name != "*":
+                        summary.imported[alias.asname or alias.name] = (stmt.module or "", alias.name, stmt.level)
+            else:
+                for alias in stmt.names:
+                    if alias.asname:
+                        summary.modules[alias.asname] = alias.name
+                    else:
+                        top = alias.name.split(".")[0]
+                        summary.modules[top] = top
+        elif isinstance(stmt, (ast.If, ast.Try)):
+            _read_imports(stmt.body, imports, summary)
+            _read_imports(stmt.orelse, imports, summary)
+            for handler in getattr(stmt, "handlers", ()):
+                _read_imports(handler.body, imports, summary)
+
+
+def _options(call: ast.Call | None, first: int) -> tuple[bool, bool]:
+    if call is None:
+        return False, False
+    signature = _argument(call, "input_signature", first + 1)
+    relax = _argument(call, "reduce_retracing", first + 4) or _argument(call, "experimental_relax_shapes", None)
+    has_signature = signature is not None and not (isinstance(signature, ast.Constant) and signature.value is None)
+    reduce = isinstance(relax, ast.Constant) and relax.value is True
+    return has_signature, reduce
+
+
+def _argument(call: ast.Call, name: str, position: int | None) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if position is not None and len(call.args) > position:
+        return call.args[position]
+    return None
+
+
+def _decorated(node: ast.FunctionDef | ast.AsyncFunctionDef, imports: ImportTable, path: str,
+               name: str) -> RemoteFunction | None:
+    for decorator in node.decorator_list:
+        call = decorator if isinstance(decorator, ast.Call) else None
+        if imports.resolve(call.func if call else decorator) == TF_FUNCTION:
+            signature, reduce = _options(call, 0)
+            return RemoteFunction(name, path, node.lineno, "decorator", signature, reduce)
+    return None
+
+
+def _wrapped(value: ast.expr, imports: ImportTable, path: str, name: str) -> RemoteFunction | None:
+    """`name = tf.function(f, ...)`."""
+    if isinstance(value, ast.Call) and value.args and imports.resolve(value.func) == TF_FUNCTION:
+        signature, reduce = _options(value, 1)
+        return RemoteFunction(name, path, value.lineno, "call", signature, reduce)
+    return None
+
+
+def _class_methods(node: ast.ClassDef, imports: ImportTable, path: str) -> dict[str, RemoteFunction]:
+    methods: dict[str, RemoteFunction] = {}
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found = _decorated(stmt, imports, path, f"{node.name}.{stmt.name}")
+            if found is not None:
+                methods[stmt.name] = found
+    # `self.step = tf.function(self._step)` in a method.
+    for stmt in node.body:
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for inner in ast.walk(stmt):
+            if isinstance(inner, ast.Assign) and len(inner.targets) == 1:
+                target = inner.targets[0]
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id == "self":
+                    found = _wrapped(inner.value, imports, path, f"{node.name}.{target.attr}")
+                    if found is not None:
+                        methods.setdefault(target.attr, found)
+    return methods
+
+
+def _dotted(expr: ast.expr) -> str | None:
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
+        return ".".join(reversed(parts))
+    return None
