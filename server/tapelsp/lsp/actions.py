@@ -1,0 +1,119 @@
+"""Code actions built from findings: quick fixes, "ignore on this line", fix-all.
+
+The fixes themselves come from the engine (a rule's `Fix`, `tapelsp.fixes.ignore_fix`,
+`tapelsp.fixes.apply_fixes` run in a worker); this module only turns them into LSP edits
+in the client's position encoding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from lsprotocol import types
+
+from ..fixes import ignore_fix, text_edits
+from ..model import Applicability, Edit, Range, Violation
+from .convert import identity, text_edit, to_diagnostic
+
+QUICK_FIX = types.CodeActionKind.QuickFix.value
+FIX_ALL = "source.fixAll.tapelsp"
+NOTEBOOK_FIX_ALL = "notebook.source.fixAll.tapelsp"
+KINDS = [QUICK_FIX, FIX_ALL, NOTEBOOK_FIX_ALL]
+
+
+def wanted(kind: str, only: Optional[Sequence[str]]) -> bool:
+    """Whether an action of `kind` answers a request limited to `only` (None: any kind)."""
+    if only is None:
+        return True
+    return any(kind == asked or kind.startswith(f"{asked}.") for asked in only)
+
+
+def touches(first: Range, second: Range) -> bool:
+    return first.start <= second.end and second.start <= first.end
+
+
+@dataclass(frozen=True)
+class Target:
+    """The document an action edits: a text document or one notebook cell."""
+
+    uri: str
+    version: Optional[int]
+    lines: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+
+def workspace_edit(changes: Sequence[tuple[Target, Sequence[types.TextEdit]]],
+                   document_changes: bool) -> types.WorkspaceEdit:
+    if document_changes:
+        return types.WorkspaceEdit(document_changes=[
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=target.uri, version=target.version),
+                edits=list(edits))
+            for target, edits in changes])
+    return types.WorkspaceEdit(changes={target.uri: list(edits) for target, edits in changes})
+
+
+def edits_for(target: Target, edits: Sequence[Edit], encoding: str) -> list[types.TextEdit]:
+    return [text_edit(edit, target.lines, encoding) for edit in edits]
+
+
+def quick_fix(violation: Violation, built: Optional[Violation], target: Target, encoding: str,
+              document_changes: bool) -> Optional[types.CodeAction]:
+    """The rule's own fix for a finding, when it has one."""
+    fix = built.fix if built is not None else None
+    if fix is None:
+        return None
+    return types.CodeAction(
+        title=f"{fix.title} ({violation.code})",
+        kind=QUICK_FIX,
+        diagnostics=[to_diagnostic(violation, target.uri, target.lines, encoding, target.version or 0)],
+        is_preferred=fix.applicability == Applicability.SAFE,
+        edit=workspace_edit([(target, edits_for(target, fix.edits, encoding))], document_changes),
+    )
+
+
+def ignore_action(violation: Violation, target: Target, encoding: str,
+                  document_changes: bool) -> Optional[types.CodeAction]:
+    """`# tapelsp: ignore[CODE]` on the finding's line (None when the line cannot take a comment)."""
+    fix = ignore_fix(violation, target.text)
+    if fix is None:
+        return None
+    return types.CodeAction(
+        title=fix.title,
+        kind=QUICK_FIX,
+        diagnostics=[to_diagnostic(violation, target.uri, target.lines, encoding, target.version or 0)],
+        is_preferred=False,
+        edit=workspace_edit([(target, edits_for(target, fix.edits, encoding))], document_changes),
+    )
+
+
+def quick_fixes(in_range: Sequence[Violation], built: dict[tuple, Violation], target: Target, encoding: str,
+                document_changes: bool) -> list[types.CodeAction]:
+    actions: list[types.CodeAction] = []
+    for violation in in_range:
+        action = quick_fix(violation, built.get(identity(violation)), target, encoding, document_changes)
+        if action is not None:
+            actions.append(action)
+    seen: set[tuple[str, int]] = set()
+    for violation in in_range:
+        key = (violation.code, violation.range.start.line)
+        if key in seen:
+            continue
+        seen.add(key)
+        action = ignore_action(violation, target, encoding, document_changes)
+        if action is not None:
+            actions.append(action)
+    return actions
+
+
+def replacement_edits(target: Target, new_text: str, encoding: str) -> list[types.TextEdit]:
+    """The smallest edits turning the target's text into `new_text` (unchanged lines untouched)."""
+    return edits_for(target, text_edits(target.text, new_text), encoding)
+
+
+def has_safe_fix(violations: Sequence[Violation]) -> bool:
+    return any(v.fix is not None and v.fix.applicability == Applicability.SAFE for v in violations)

@@ -1,0 +1,149 @@
+"""textDocument/codeAction and codeAction/resolve.
+
+Quick fixes (one per fixable finding, preferred when the fix is safe), "ignore CODE on
+this line", `source.fixAll.tapelsp` (safe fixes until nothing is left to fix) and, for a
+notebook, `notebook.source.fixAll.tapelsp` over all its cells. Fix-all is the expensive
+one: clients that can resolve code actions get it without its edit, computed on resolve.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Optional
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcContentModified
+
+from .. import jobs
+from ..actions import (FIX_ALL, KINDS, NOTEBOOK_FIX_ALL, QUICK_FIX, Target, has_safe_fix, quick_fixes,
+                       replacement_edits, touches, wanted, workspace_edit)
+from ..convert import identity
+from ..pool import FIXES, WorkerError
+from ..positions import from_client_range
+from ..snapshots import Analysis
+
+if TYPE_CHECKING:
+    from ..server import TapeLanguageServer
+
+log = logging.getLogger("tapelsp.lsp")
+
+OPTIONS = types.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=True)
+
+
+def register(server: "TapeLanguageServer") -> None:
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, OPTIONS)
+    async def code_action(ls: "TapeLanguageServer", params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
+        session = ls.session
+        uri = params.text_document.uri
+        key = session.owner_of(uri)
+        if key is None:
+            return None
+        only = params.context.only
+        analysis = await session.scheduler.current(key)
+        if analysis is None or analysis.error is not None:
+            return None
+        target = target_of(analysis, uri)
+        if target is None:
+            return None
+        encoding = session.features.encoding
+        document_changes = session.features.document_changes
+        violations = findings_of(analysis, uri)
+        actions: list[types.CodeAction] = []
+        fixed: Optional[Analysis] = None
+        if wanted(QUICK_FIX, only):
+            asked = from_client_range(target.lines, params.range, encoding)
+            in_range = [v for v in violations if touches(v.range, asked)]
+            if in_range:
+                fixed = await session.scheduler.with_fixes(key)
+                if fixed is None or fixed.ident != analysis.ident:
+                    return None  # the document changed meanwhile; the client asks again
+                built = {identity(v): v for v in fixed.violations}
+                actions.extend(quick_fixes(in_range, built, target, encoding, document_changes))
+        for kind, whole_notebook in ((FIX_ALL, False), (NOTEBOOK_FIX_ALL, True)):
+            if only is None and fixed is None:
+                continue  # the light bulb: offer fix-all only next to quick fixes already built
+            if not wanted(kind, only) or (whole_notebook and not analysis.snapshot.is_notebook):
+                continue
+            fixed = fixed or await session.scheduler.with_fixes(key)
+            if fixed is None or fixed.ident != analysis.ident:
+                return None
+            scope = fixed.violations if whole_notebook else tuple(findings_of(fixed, uri))
+            if not has_safe_fix(scope):
+                continue
+            action = types.CodeAction(
+                title="Fix all safely fixable tapelsp problems" + (" in the notebook" if whole_notebook else ""),
+                kind=kind,
+                data={"tapelsp": "fixAll", "uri": uri, "key": key, "notebook": whole_notebook,
+                      "ident": list(analysis.ident)})
+            if not session.features.code_action_resolve:
+                action.edit = await fix_all_edit(ls, analysis, uri, whole_notebook)
+                if action.edit is None:
+                    continue
+            actions.append(action)
+        return actions
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    async def resolve(ls: "TapeLanguageServer", action: types.CodeAction) -> types.CodeAction:
+        data = action.data if isinstance(action.data, dict) else {}
+        if data.get("tapelsp") != "fixAll":
+            return action
+        session = ls.session
+        key, uri = data.get("key"), data.get("uri")
+        if not isinstance(key, str) or not isinstance(uri, str):
+            return action
+        analysis = await session.scheduler.current(key)
+        if analysis is None or list(analysis.ident) != data.get("ident"):
+            raise JsonRpcContentModified("the document changed since the code action was offered")
+        action.edit = await fix_all_edit(ls, analysis, uri, bool(data.get("notebook")))
+        return action
+
+
+def findings_of(analysis: Analysis, uri: str) -> list[Any]:
+    snapshot = analysis.snapshot
+    if not snapshot.is_notebook:
+        return list(analysis.violations)
+    cell = snapshot.cell_by_uri(uri)
+    return list(analysis.for_cell(cell.number)) if cell is not None else []
+
+
+def target_of(analysis: Analysis, uri: str) -> Optional[Target]:
+    snapshot = analysis.snapshot
+    if not snapshot.is_notebook:
+        return Target(snapshot.key, snapshot.client_version, snapshot.lines)
+    cell = snapshot.cell_by_uri(uri)
+    return Target(cell.uri, cell.version, cell.lines) if cell is not None else None
+
+
+async def fix_all_edit(ls: "TapeLanguageServer", analysis: Analysis, uri: str,
+                       whole_notebook: bool) -> Optional[types.WorkspaceEdit]:
+    """Run fix-all in a worker and turn the result into one workspace edit."""
+    session = ls.session
+    snapshot = analysis.snapshot
+    only_cell = None
+    if snapshot.is_notebook and not whole_notebook:
+        cell = snapshot.cell_by_uri(uri)
+        if cell is None:
+            return None
+        only_cell = cell.number
+    job = jobs.FixAll(snapshot.source, snapshot.settings, only_cell=only_cell, project_root=snapshot.project_root,
+                      project_generation=snapshot.project_generation)
+    try:
+        result = await session.pool.run(job, priority=FIXES)
+    except WorkerError as error:
+        log.error("fix-all for %s failed: %s", uri, error)
+        return None
+    encoding = session.features.encoding
+    changes = []
+    if snapshot.is_notebook:
+        for number, new_text in result.cells:
+            cell = snapshot.cell_by_number(number)
+            if cell is not None:
+                target = Target(cell.uri, cell.version, cell.lines)
+                changes.append((target, replacement_edits(target, new_text, encoding)))
+    elif result.text is not None:
+        target = Target(snapshot.key, snapshot.client_version, snapshot.lines)
+        changes.append((target, replacement_edits(target, result.text, encoding)))
+    changes = [(target, edits) for target, edits in changes if edits]
+    if not changes:
+        return None
+    return workspace_edit(changes, session.features.document_changes)

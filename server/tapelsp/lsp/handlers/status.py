@@ -1,0 +1,48 @@
+"""`tapelsp/status`: a custom request saying what the server is and what it is doing.
+
+It answers for the server process and for its analysis workers: their process ids,
+whether `tensorflow` was ever imported there (it must not be: the server never runs the
+user's TensorFlow), and per open document how many analyses ran and how long the last
+change took to reach its diagnostics (`settled`: the current version's results were
+delivered). Workers are asked only with `{"workers": true}`. Tests and `bench/editor_latency.py` use it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from .. import jobs
+from ..pool import BACKGROUND, WorkerError
+
+if TYPE_CHECKING:
+    from ..server import TapeLanguageServer
+
+STATUS = "tapelsp/status"
+
+
+def register(server: "TapeLanguageServer") -> None:
+    @server.feature(STATUS)
+    async def status(ls: "TapeLanguageServer", params: Any) -> dict:
+        session = ls.session
+        pool = session.pool
+        ask_workers = isinstance(params, dict) and params.get("workers") is True
+        answers = await asyncio.gather(*(pool.run(jobs.Status(), priority=BACKGROUND) for _ in pool.pids()),
+                                       return_exceptions=True) if ask_workers else []
+        workers = {answer.pid: {"pid": answer.pid, "tensorflowImported": answer.tensorflow_imported,
+                                "modules": answer.modules}
+                   for answer in answers if isinstance(answer, jobs.WorkerStatus)}
+        failures = [str(answer) for answer in answers if isinstance(answer, (WorkerError, Exception))]
+        return {
+            "pid": os.getpid(),
+            "tensorflowImported": "tensorflow" in sys.modules,
+            "workerPids": pool.pids(),
+            "workers": sorted(workers.values(), key=lambda worker: worker["pid"]),
+            "workerErrors": failures,
+            "positionEncoding": session.features.encoding,
+            "pullDiagnostics": session.features.pull_diagnostics,
+            "generation": session.generation,
+            "documents": [{"uri": key, **session.scheduler.status(key)} for key in session.open_keys()],
+        }

@@ -1,0 +1,89 @@
+"""What the language server asks an analysis worker to do, and what comes back.
+
+Plain picklable values: they cross the pipe between the server and its worker processes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import Violation
+from ..settings import Settings
+
+TEXT = "text"
+NOTEBOOK = "notebook"
+
+
+@dataclass(frozen=True)
+class Source:
+    """The program to analyse: Python text, or a notebook's cells."""
+
+    kind: str  # TEXT or NOTEBOOK
+    path: str | None
+    text: str = ""
+    # Notebook cells in order: (cell_type, source); cell_type "code" for the Python cells,
+    # anything else for cells that are not part of the program.
+    cells: tuple[tuple[str, str], ...] = ()
+    # Text from a notebook front end that sends cells joined as one Python text
+    # (jupyterlab-lsp's virtual documents): IPython magics are neutralised first.
+    magics: bool = False
+
+
+@dataclass(frozen=True)
+class Check:
+    source: Source
+    settings: Settings
+    fixes: bool = False
+    project_root: str | None = None
+    project_generation: int = 0
+
+
+@dataclass(frozen=True)
+class FixAll:
+    """Apply the safe fixes until nothing is left to fix."""
+
+    source: Source
+    settings: Settings
+    # For a notebook: only keep the changes of this 1-based cell (None: every cell).
+    only_cell: int | None = None
+    project_root: str | None = None
+    project_generation: int = 0
+
+
+@dataclass(frozen=True)
+class Status:
+    """Ask a worker about itself (which process, whether TensorFlow got imported)."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    violations: tuple[Violation, ...]
+    seconds: float
+    # Messages of findings dropped because a rule raised (the engine's TL004 findings).
+    rule_errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Fixed:
+    # TEXT: the new text, or None when nothing changed.
+    text: str | None
+    # NOTEBOOK: 1-based cell number -> new source, for the cells that changed.
+    cells: tuple[tuple[int, str], ...]
+    fixed: int
+    problems: tuple[str, ...]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class WorkerStatus:
+    pid: int
+    tensorflow_imported: bool
+    modules: int
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The job raised in the worker (a bug): the message and the traceback's last frames."""
+
+    message: str
+    detail: str = ""

@@ -1,0 +1,207 @@
+"""A few analysis worker processes, driven from the server's event loop.
+
+`run(job, priority=...)` waits for a free worker (lower priority numbers go first),
+sends the job and awaits the result. A caller that is cancelled while its job runs
+does not break the worker: the job finishes in the background and the worker is
+handed on. A job that runs longer than `timeout` seconds, or a worker that dies,
+costs that worker (it is replaced) and raises `WorkerError` for that job only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import logging
+import os
+import pickle
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import jobs
+from .worker import HEADER
+
+log = logging.getLogger("tapelsp.lsp")
+
+DIAGNOSTICS = 0  # priorities: what the user is waiting for first
+FIXES = 1
+BACKGROUND = 2
+
+
+class WorkerError(Exception):
+    """The job did not produce a result (the worker died, timed out, or the job raised)."""
+
+
+def worker_command() -> tuple[list[str], dict[str, str]]:
+    """How to start a worker with the same interpreter and the same `tapelsp`."""
+    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH", "")) if p)
+    return [sys.executable, "-m", "tapelsp.lsp.worker"], env
+
+
+@dataclass(eq=False)
+class _Worker:
+    process: asyncio.subprocess.Process
+    jobs_done: int = 0
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    async def call(self, request_id: int, job: Any) -> Any:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        data = pickle.dumps((request_id, job), protocol=pickle.HIGHEST_PROTOCOL)
+        self.process.stdin.write(HEADER.pack(len(data)) + data)
+        await self.process.stdin.drain()
+        header = await self.process.stdout.readexactly(HEADER.size)
+        (size,) = HEADER.unpack(header)
+        answer_id, result = pickle.loads(await self.process.stdout.readexactly(size))
+        if answer_id != request_id:
+            raise WorkerError(f"worker {self.pid} answered job {answer_id}, expected {request_id}")
+        self.jobs_done += 1
+        return result
+
+    def kill(self) -> None:
+        if self.process.returncode is None:
+            try:
+                self.process.kill()
+            except ProcessLookupError:
+                pass
+
+
+@dataclass(order=True)
+class _Waiter:
+    priority: int
+    sequence: int
+    future: asyncio.Future = field(compare=False)
+
+
+class WorkerPool:
+    def __init__(self, size: int = 2, timeout: float = 120.0) -> None:
+        self.size = max(1, size)
+        self.timeout = timeout
+        self._idle: list[_Worker] = []
+        self._all: set[_Worker] = set()
+        self._waiting: list[_Waiter] = []
+        self._sequence = itertools.count()
+        self._ids = itertools.count(1)
+        self._starting = 0
+        self._closed = False
+        self._background: set[asyncio.Task] = set()
+
+    # -- life cycle -------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the workers in the background (jobs submitted meanwhile wait for them)."""
+        for _ in range(self.size - len(self._all) - self._starting):
+            self._in_background(self._spawn())
+
+    def _in_background(self, coroutine) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _spawn(self) -> None:
+        if self._closed:
+            return
+        self._starting += 1
+        try:
+            command, env = worker_command()
+            process = await asyncio.create_subprocess_exec(
+                *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env)
+        except OSError as error:
+            self._starting -= 1
+            log.error("cannot start an analysis worker: %s", error)
+            if not self._all and not self._starting:
+                self._fail_waiters(f"no analysis worker could be started ({error})")
+            return
+        self._starting -= 1
+        worker = _Worker(process)
+        self._all.add(worker)
+        self._release(worker)
+
+    def _replace(self, worker: _Worker, reason: str) -> None:
+        log.warning("analysis worker %d replaced: %s", worker.pid, reason)
+        worker.kill()
+        self._all.discard(worker)
+        if not self._closed:
+            self._in_background(self._spawn())
+
+    async def close(self) -> None:
+        self._closed = True
+        for waiter in self._waiting:
+            if not waiter.future.done():
+                waiter.future.cancel()
+        for worker in list(self._all):
+            if worker.process.stdin is not None:
+                worker.process.stdin.close()
+        for worker in list(self._all):
+            try:
+                await asyncio.wait_for(worker.process.wait(), 2.0)
+            except (asyncio.TimeoutError, ProcessLookupError):
+                worker.kill()
+        self._all.clear()
+
+    def _fail_waiters(self, message: str) -> None:
+        waiting, self._waiting = self._waiting, []
+        for waiter in waiting:
+            if not waiter.future.done():
+                waiter.future.set_exception(WorkerError(message))
+
+    def pids(self) -> list[int]:
+        return sorted(worker.pid for worker in self._all)
+
+    # -- scheduling -------------------------------------------------------------------
+    def _release(self, worker: _Worker) -> None:
+        while self._waiting:
+            waiter = heapq.heappop(self._waiting)
+            if not waiter.future.done():
+                waiter.future.set_result(worker)
+                return
+        self._idle.append(worker)
+
+    async def _acquire(self, priority: int) -> _Worker:
+        if self._closed:
+            raise WorkerError("the server is shutting down")
+        if self._idle and not self._waiting:
+            return self._idle.pop()
+        if not self._all and not self._starting:
+            await self._spawn()
+            if self._idle:
+                return self._idle.pop()
+            raise WorkerError("no analysis worker could be started")
+        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiting, _Waiter(priority, next(self._sequence), future))
+        try:
+            return await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():
+                self._release(future.result())  # handed a worker just as we gave up
+            raise
+
+    async def run(self, job: Any, *, priority: int = DIAGNOSTICS) -> Any:
+        """The job's result; WorkerError when the job could not be done."""
+        worker = await self._acquire(priority)
+        task = asyncio.ensure_future(self._call(worker, job))
+        result = await asyncio.shield(task)
+        if isinstance(result, jobs.Failed):
+            raise WorkerError(result.message + (f"\n{result.detail}" if result.detail else ""))
+        return result
+
+    async def _call(self, worker: _Worker, job: Any) -> Any:
+        try:
+            result = await asyncio.wait_for(worker.call(next(self._ids), job), self.timeout)
+        except asyncio.TimeoutError:
+            self._replace(worker, f"a {type(job).__name__} job ran longer than {self.timeout:.0f} s")
+            return jobs.Failed(f"the analysis took longer than {self.timeout:.0f} s and was stopped")
+        except (asyncio.IncompleteReadError, ConnectionError, BrokenPipeError, OSError, EOFError,
+                pickle.UnpicklingError, WorkerError) as error:
+            code = worker.process.returncode
+            self._replace(worker, f"it stopped ({type(error).__name__}, exit code {code})")
+            return jobs.Failed(f"the analysis worker stopped (exit code {code})")
+        except asyncio.CancelledError:
+            self._replace(worker, "cancelled while running a job")
+            raise
+        self._release(worker)
+        return result

@@ -1,0 +1,41 @@
+"""The tapelsp language server: a pygls `LanguageServer` holding one `Session`."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from .. import __version__
+from .handlers import register_all
+from .protocol import TapeProtocol
+from .session import Session
+
+log = logging.getLogger("tapelsp.lsp")
+
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    # '*' matches every notebook type; only the Python cells are synchronised.
+    notebook_selector=[types.NotebookDocumentFilterWithNotebook(
+        notebook="*", cells=[types.NotebookCellLanguage(language="python")])],
+    save=False,
+)
+
+
+class TapeLanguageServer(LanguageServer):
+    def __init__(self, *, workers: int = 2) -> None:
+        super().__init__("tapelsp", __version__, protocol_cls=TapeProtocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         notebook_document_sync=NOTEBOOK_SYNC)
+        self.session = Session(self, workers=workers)
+        register_all(self)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log it; never pop up a message for every malformed message a client sends."""
+        log.error("%s: %s", getattr(source, "__name__", source), error)
+        try:
+            self.window_log_message(types.LogMessageParams(type=types.MessageType.Error,
+                                                           message=f"tapelsp: {error}"))
+        except Exception:  # the connection itself may be what failed
+            pass

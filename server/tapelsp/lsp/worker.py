@@ -1,0 +1,163 @@
+"""An analysis worker: a child process of the language server that runs the engine.
+
+Started as `python -m tapelsp.lsp.worker`. It reads jobs from its standard input and
+writes results to the pipe that was its standard output, each as a length-prefixed
+pickle. File descriptor 1 is pointed at standard error before any job runs, so a
+`print` in a rule (or C code writing to fd 1) cannot corrupt the stream.
+
+Analysis runs here, never in the server process: the server's event loop stays free,
+a job that never ends can be killed, and a crash costs this process only.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+import sys
+import time
+import traceback
+from typing import Any, BinaryIO
+
+from . import jobs
+
+HEADER = struct.Struct("!Q")
+# Findings the engine reports when a rule raised (it keeps the other rules' findings).
+RULE_ERROR = "TL004"
+
+
+def write_frame(stream: BinaryIO, value: Any) -> None:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def read_frame(stream: BinaryIO) -> Any:
+    header = stream.read(HEADER.size)
+    if len(header) < HEADER.size:
+        raise EOFError
+    (size,) = HEADER.unpack(header)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError
+    return pickle.loads(data)
+
+
+class Engine:
+    """Runs jobs; keeps a project index per root between jobs."""
+
+    def __init__(self) -> None:
+        self._projects: dict[str, tuple[int, Any]] = {}
+        self._targets: dict[tuple, Any] = {}
+
+    def run(self, job: Any) -> Any:
+        if isinstance(job, jobs.Check):
+            return self.check(job)
+        if isinstance(job, jobs.FixAll):
+            return self.fix_all(job)
+        if isinstance(job, jobs.Status):
+            return jobs.WorkerStatus(os.getpid(), "tensorflow" in sys.modules, len(sys.modules))
+        return jobs.Failed(f"unknown job {type(job).__name__}")
+
+    def project(self, root: str | None, generation: int) -> Any:
+        if root is None:
+            return None
+        known = self._projects.get(root)
+        if known is None or known[0] != generation:
+            from ..project import Project
+
+            known = (generation, Project(root))
+            self._projects[root] = known
+        return known[1]
+
+    def targets(self, settings: Any) -> Any:
+        key = (settings.tensorflow_version, settings.keras_version, settings.tensorflow_probability_version)
+        if key not in self._targets:
+            self._targets[key] = settings.targets()
+        return self._targets[key]
+
+    def check(self, job: jobs.Check) -> jobs.Checked:
+        from ..engine import check_source
+        from ..notebook import check_notebook, neutralise_magics
+
+        source = job.source
+        project = self.project(job.project_root, job.project_generation)
+        targets = self.targets(job.settings)
+        started = time.perf_counter()
+        if source.kind == jobs.NOTEBOOK:
+            notebook = {"cells": [{"cell_type": kind, "source": text} for kind, text in source.cells]}
+            found = check_notebook(notebook, source.path, job.settings, targets, project=project, fixes=job.fixes)
+        else:
+            text = neutralise_magics(source.text) if source.magics else source.text
+            found = check_source(text, source.path, job.settings, targets, project=project, fixes=job.fixes)
+            if source.magics and job.fixes:
+                found = [_without_fix_on_changed_lines(v, source.text, text) for v in found]
+        seconds = time.perf_counter() - started
+        kept = tuple(v for v in found if v.code != RULE_ERROR)
+        errors = tuple(v.message for v in found if v.code == RULE_ERROR)
+        return jobs.Checked(kept, seconds, errors)
+
+    def fix_all(self, job: jobs.FixAll) -> jobs.Fixed:
+        from ..fixes import apply_fixes, apply_notebook_fixes
+
+        source = job.source
+        project = self.project(job.project_root, job.project_generation)
+        targets = self.targets(job.settings)
+        started = time.perf_counter()
+        if source.kind == jobs.NOTEBOOK:
+            notebook = {"cells": [{"cell_type": kind, "source": text} for kind, text in source.cells]}
+            result = apply_notebook_fixes(notebook, source.path, job.settings, targets, project=project)
+            cells = tuple((number, after) for number, (_before, after) in sorted(result.cells.items())
+                          if job.only_cell is None or number == job.only_cell)
+            fixed = sum(1 for v in result.fixed if job.only_cell is None or v.cell == job.only_cell)
+            return jobs.Fixed(None, cells, fixed, result.problems, time.perf_counter() - started)
+        if source.magics:
+            return jobs.Fixed(None, (), 0, ("fix-all is not offered for text with IPython magics",),
+                              time.perf_counter() - started)
+        result = apply_fixes(source.text, source.path, job.settings, targets, project=project)
+        text = result.text if result.text != source.text else None
+        return jobs.Fixed(text, (), len(result.fixed), result.problems, time.perf_counter() - started)
+
+
+def _without_fix_on_changed_lines(violation: Any, original: str, neutralised: str) -> Any:
+    """A fix that would edit a line the magics neutralisation rewrote is dropped."""
+    from dataclasses import replace
+
+    if violation.fix is None:
+        return violation
+    before, after = original.split("\n"), neutralised.split("\n")
+    for edit in violation.fix.edits:
+        for line in range(edit.range.start.line, edit.range.end.line + 1):
+            if line < len(before) and line < len(after) and before[line] != after[line]:
+                return replace(violation, fix=None,
+                               fix_error="the fix would edit a line of IPython syntax (a magic or shell command)")
+    return violation
+
+
+def main() -> int:
+    # Keep the result stream private: fd 1 becomes standard error for everything else.
+    output = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    source = sys.stdin.buffer
+    engine = Engine()
+    while True:
+        try:
+            request_id, job = read_frame(source)
+        except (EOFError, OSError):
+            return 0
+        try:
+            result = engine.run(job)
+        except RecursionError as error:
+            result = jobs.Failed(f"RecursionError: {error}")
+        except Exception as error:  # a bug: report it, stay alive for the next job
+            frames = traceback.format_exception(type(error), error, error.__traceback__)
+            result = jobs.Failed(f"{type(error).__name__}: {error}", "".join(frames[-3:]))
+        try:
+            write_frame(output, (request_id, result))
+        except (BrokenPipeError, OSError):
+            return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
