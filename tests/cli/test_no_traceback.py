@@ -55,10 +55,11 @@ def test_argparse_errors_exit_2_without_traceback(tmp_path):
     assert "invalid choice: 'xml'" in outcome.err
 
 
-def test_no_mode(tmp_path):
+def test_no_mode_serves_lsp_and_ends_quietly_at_end_of_input(tmp_path):
+    # Without --check tapelsp is the language server; a client that goes away without
+    # `shutdown` ends it with exit code 1 (LSP), no output on stdout and no traceback.
     outcome = run_module([], cwd=tmp_path)
-    assert (outcome.code, outcome.out) == (2, "")
-    assert "language server is not part of this version yet" in outcome.err
+    assert (outcome.code, outcome.out) == (1, "")
     assert "Traceback" not in outcome.err
 
 

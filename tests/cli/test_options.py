@@ -6,7 +6,6 @@ import pytest
 
 from tapelsp import __version__
 from tapelsp.cli.args import default_jobs, parse_args
-from tapelsp.cli.main import NO_SERVER_YET
 from tapelsp.docs import explain, list_rules
 
 from .helpers import run_in_process
@@ -204,11 +203,19 @@ def test_explain_unknown_code(tree):
     assert outcome.err == "error: unknown rule code 'NOPE1' (see `tapelsp --list-rules`)\n"
 
 
-@pytest.mark.parametrize("args", [[], ["all.py"], ["-q"]])
-def test_no_mode_says_the_server_is_not_there_yet(tree, args):
+@pytest.mark.parametrize("args", [["all.py"], ["-q", "all.py"], ["--stdin-filename", "x.py"]])
+def test_paths_without_check_are_a_usage_error(tree, args):
+    # Without --check tapelsp is the language server (tests/lsp); PATHS need --check.
     outcome = run_in_process(args, cwd=tree)
-    assert (outcome.code, outcome.out, outcome.err) == (2, "", NO_SERVER_YET)
-    assert "--check PATHS" in NO_SERVER_YET and "language server is not part of this version" in NO_SERVER_YET
+    assert (outcome.code, outcome.out) == (2, "")
+    assert "tapelsp --check PATHS" in outcome.err
+
+
+@pytest.mark.parametrize("args", [["--stdio", "--tcp", "2087"], ["--check", "--stdio"], ["--check", "--tcp", "2087"]])
+def test_server_transports_exclude_each_other_and_check(tree, args):
+    outcome = run_in_process(args, cwd=tree)
+    assert (outcome.code, outcome.out) == (2, "")
+    assert outcome.err.startswith("error: --stdio")
 
 
 def test_help_exits_0(tree):

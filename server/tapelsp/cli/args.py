@@ -36,6 +36,8 @@ class Options:
     list_rules: bool = False
     explain: str | None = None
     version: bool = False
+    # Language server transport (used when --check is not given): None means stdio.
+    tcp: int | None = None
     fix: bool = False
     unsafe_fixes: bool = False
     diff: bool = False
@@ -60,6 +62,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port number is between 1 and 65535, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tapelsp",
@@ -74,6 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     modes.add_argument("--list-rules", action="store_true", help="list every rule and exit")
     modes.add_argument("--explain", metavar="CODE", help="show the documentation of one rule and exit")
     modes.add_argument("--version", action="store_true", help="print the version and exit")
+    modes.add_argument("--stdio", action="store_true",
+                       help="serve the Language Server Protocol on standard input/output (the default without --check)")
+    modes.add_argument("--tcp", type=_port, metavar="PORT",
+                       help="serve the Language Server Protocol on 127.0.0.1:PORT instead (for debugging)")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="files or directories to check (default: the current directory); `-` reads stdin")
 
@@ -139,6 +155,10 @@ def parse_args(argv: list[str] | None = None) -> Options:
                               if namespace.tensorflow_version is not None else None)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    if namespace.stdio and namespace.tcp is not None:
+        raise UsageError("--stdio and --tcp cannot be used together")
+    if (namespace.stdio or namespace.tcp is not None) and namespace.check:
+        raise UsageError("--stdio/--tcp start the language server; they cannot be combined with --check")
     if namespace.config is not None and namespace.isolated:
         raise UsageError("--config and --isolated cannot be used together")
     if (namespace.fix or namespace.diff or namespace.unsafe_fixes) and not namespace.check:
@@ -154,7 +174,7 @@ def parse_args(argv: list[str] | None = None) -> Options:
         exit_zero=namespace.exit_zero, tensorflow_version=tensorflow_version,
         config=namespace.config, isolated=namespace.isolated, jobs=namespace.jobs,
         quiet=namespace.quiet, list_rules=namespace.list_rules, explain=namespace.explain,
-        version=namespace.version,
+        version=namespace.version, tcp=namespace.tcp,
         fix=namespace.fix, unsafe_fixes=namespace.unsafe_fixes, diff=namespace.diff,
     )
 

@@ -28,10 +28,6 @@ EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
 
-NO_SERVER_YET = ("tapelsp: the language server is not part of this version yet.\n"
-                 "Use `tapelsp --check PATHS` to check files and directories "
-                 "(`tapelsp --help` lists the options).\n")
-
 
 def main(argv: list[str] | None = None) -> int:
     try:
@@ -89,8 +85,12 @@ def _main(argv: list[str] | None) -> int:
         sys.stdout.write(text)
         return EXIT_CLEAN
     if not options.check:
-        sys.stderr.write(NO_SERVER_YET)
-        return EXIT_ERROR
+        if options.paths or options.stdin_filename is not None:
+            raise UsageError("PATHS are checked with `tapelsp --check PATHS`; without --check tapelsp "
+                             "serves the Language Server Protocol")
+        from ..lsp import serve
+
+        return serve(tcp_port=options.tcp)
 
     resolver = Resolver(options)
     if options.fixing:
