@@ -128,6 +128,23 @@ def test_reduce_retracing_is_named_as_no_cure() -> None:
     assert all("reduce_retracing=True` does not help" in v.message for v in found)
 
 
+def test_the_option_is_named_as_the_configured_tensorflow_calls_it() -> None:
+    source = src("""
+        import tensorflow as tf
+
+        @tf.function(experimental_relax_shapes=True)
+        def step(x, i):
+            return x * i
+
+        for i in range(10):
+            step(tf.constant(1.0), i)
+    """)
+    new, = findings(source, codes=("FUNC009",))
+    old, = findings(source, tensorflow="2.8", codes=("FUNC009",))
+    assert "`reduce_retracing=True` does not help" in new.message
+    assert "`experimental_relax_shapes=True` does not help" in old.message
+
+
 # --- severities ---------------------------------------------------------------------------
 
 PRINT_AND_APPEND = src("""

@@ -5,13 +5,15 @@ from dataclasses import dataclass
 
 from ..facts.model import CallSite, Facts, Scope, TfFunction
 from ..model import Severity
-from ..versions import VersionRange
+from ..versions import Version, VersionRange
 from ._python_state import (Assignment, FileState, file_state, inside, is_number, parameter_defaults,
                             self_attribute, statements)
 from .base import Context, Proof, Rule, invalid, valid
 
 # TensorFlow logs its retracing warning once this many of the recent calls traced.
 WARNING_THRESHOLD = 5
+# `experimental_relax_shapes` was renamed `reduce_retracing` in TensorFlow 2.9.
+REDUCE_RETRACING_SINCE = Version.parse("2.9")
 _NUMERIC_BUILTINS = frozenset({"max", "min", "abs", "round", "float", "int", "pow"})
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 
@@ -95,6 +97,17 @@ class RetracingPythonScalar(Rule):
                 y = scaled(tf.constant(2.0), step)
         """, 8, "reduce_retracing=True does not stop retracing on Python ints",
             proof=Proof(check="assert scaled.experimental_get_tracing_count() == 6")),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function(experimental_relax_shapes=True)
+            def scaled(x, step):
+                return x * tf.cast(step, tf.float32)
+
+            for step in range(6):
+                y = scaled(tf.constant(2.0), step)
+        """, 8, "TensorFlow 2.8 and older call the option experimental_relax_shapes; it does not help either",
+            tensorflow_version="2.8"),
         invalid("""
             import numpy as np
             import tensorflow as tf
@@ -223,7 +236,9 @@ class RetracingPythonScalar(Rule):
                     f"triggered tf.function retracing\"). Pass `tf.constant({ast.unparse(argument)})` instead, "
                     "or give the function an `input_signature`.")
                 if target.reduce_retracing:
-                    message += (" Its `reduce_retracing=True` does not help: that relaxes tensor shapes, "
+                    option = "reduce_retracing" if ctx.targets.tensorflow >= REDUCE_RETRACING_SINCE \
+                        else "experimental_relax_shapes"
+                    message += (f" Its `{option}=True` does not help: that relaxes tensor shapes, "
                                 "while Python values stay part of the trace key.")
                 if target.elsewhere:
                     message += f" ({target.label} is defined in {target.elsewhere}.)"
