@@ -91,6 +91,15 @@ class Project:
         self._files: OrderedDict[tuple, tuple[float, str | None]] = OrderedDict()
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict:
+        """Picklable for worker processes: the settings travel, the caches and the lock do not."""
+        return {"root": self.root, "max_entries": self.max_entries, "max_bytes": self.max_bytes,
+                "budget_seconds": self.budget_seconds, "max_depth": self.max_depth}
+
+    def __setstate__(self, state: dict) -> None:
+        root = state.pop("root")
+        self.__init__(root, **state)  # type: ignore[misc]
+
     # --- finding files -----------------------------------------------------------
 
     def _search_dirs(self, importer: str | None) -> list[str]:

@@ -209,6 +209,16 @@ def test_project_module_does_not_import_tensorflow(project: Path) -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_pickles_for_worker_processes(project: Path) -> None:
+    import pickle
+
+    index = Project(str(project), max_entries=7)
+    assert index.tf_function("train.steps.step") is not None
+    copy = pickle.loads(pickle.dumps(index))
+    assert copy.root == index.root and copy.max_entries == 7 and len(copy._cache) == 0
+    assert copy.tf_function("train.steps.step") is not None
+
+
 def test_lookups_are_fast(tmp_path: Path) -> None:
     write(tmp_path, {f"pkg/m{i}.py": STEPS for i in range(50)})
     write(tmp_path, {"pkg/__init__.py": ""})
