@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import ast
 
-from ..model import Severity
+from ..facts.dataflow import inside
+from ..model import Applicability, Severity
 from ..versions import VersionRange
+from ._fixes import unfixed
 from ._tape_paths import NUMPY, cuts_of, gradient_phrase
 from .base import Context, Proof, Rule, invalid, valid
 
@@ -64,6 +66,7 @@ class ValueLeavesTensorFlow(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape",)
+    fixable = True
     examples = (
         invalid("""
             import numpy as np
@@ -77,7 +80,22 @@ class ValueLeavesTensorFlow(Rule):
                 loss = tf.reduce_mean(np.square(pred - y))
             grads = tape.gradient(loss, [w])
         """, 9, "a NumPy function on a tensor",
-            proof=Proof(check="assert grads == [None]")),
+            proof=Proof(check="assert grads == [None]"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            w = tf.Variable([[1.0], [2.0]])
+            x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+            y = tf.constant([[1.0], [0.0]])
+            with tf.GradientTape() as tape:
+                pred = tf.matmul(x, w)
+                loss = tf.reduce_mean(tf.square(pred - y))
+            grads = tape.gradient(loss, [w])
+        """, fixed_proof=Proof(check="""
+            # pred - y = [[4], [11]]; d/dw mean(r^2) = x^T r = [[1*4 + 3*11], [2*4 + 4*11]]
+            assert grads[0].numpy().tolist() == [[37.0], [52.0]]
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -87,9 +105,23 @@ class ValueLeavesTensorFlow(Rule):
                 out = model(x).numpy()
                 loss = tf.reduce_mean(out ** 2)
             grads = tape.gradient(loss, model.trainable_variables)
-        """, 6, "`.numpy()` on the model output",
-            proof=Proof(check="assert all(g is None for g in grads)")),
-        invalid("""
+        """, 6, "`.numpy()` on the model output: removed (unsafe: later NumPy-only uses of the value break)",
+            proof=Proof(check="assert all(g is None for g in grads)"),
+            fixed="""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            x = tf.ones((4, 3))
+            with tf.GradientTape() as tape:
+                out = model(x)
+                loss = tf.reduce_mean(out ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            assert all(g is not None for g in grads)
+            assert np.allclose(grads[1].numpy(), 2 * np.mean(out.numpy()), atol=1e-5)
+        """)),
+        unfixed(invalid("""
             import tensorflow as tf
 
             w = tf.Variable(3.0)
@@ -97,9 +129,9 @@ class ValueLeavesTensorFlow(Rule):
                 scale = float(w * 2.0)
                 loss = tf.constant(scale) * 4.0
             g = tape.gradient(loss, w)
-        """, 5, "`float()` of a tensor",
-            proof=Proof(check="assert g is None")),
-        invalid("""
+        """, 5, "`float()` of a tensor: no fix (what the Python number is used for decides)",
+            proof=Proof(check="assert g is None"))),
+        unfixed(invalid("""
             import tensorflow as tf
 
             w = tf.Variable(2.0)
@@ -107,8 +139,8 @@ class ValueLeavesTensorFlow(Rule):
                 h = tf.Variable(w * 3.0)
                 loss = h * h
             g = tape.gradient(loss, w)
-        """, 5, "re-wrapping a tensor in a new tf.Variable",
-            proof=Proof(check="assert g is None")),
+        """, 5, "re-wrapping a tensor in a new tf.Variable: no fix",
+            proof=Proof(check="assert g is None"))),
         invalid("""
             import numpy as np
             import tensorflow as tf
@@ -120,8 +152,40 @@ class ValueLeavesTensorFlow(Rule):
             with tf.GradientTape() as tape:
                 loss = tf.convert_to_tensor(mse(w * 3.0, 1.0))
             g = tape.gradient(loss, w)
-        """, 5, "inside a helper called in the tape",
-            proof=Proof(check="assert g is None")),
+        """, 5, "inside a helper called in the tape: unsafe, other callers may pass NumPy arrays and get a tensor",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            def mse(pred, target):
+                return tf.reduce_mean((pred - target) ** 2)
+
+            w = tf.Variable(2.0)
+            with tf.GradientTape() as tape:
+                loss = tf.convert_to_tensor(mse(w * 3.0, 1.0))
+            g = tape.gradient(loss, w)
+        """, fixed_proof=Proof(check="assert float(g) == 30.0")),
+        invalid("""
+            from tensorflow import GradientTape, Variable, convert_to_tensor
+            import numpy
+
+            w = Variable([1.0, -2.0])
+            with GradientTape() as tape:
+                loss = convert_to_tensor(numpy.sum(numpy.abs(w), axis=0))
+            g = tape.gradient(loss, w)
+        """, 6, "no `import tensorflow`: one is added; the NumPy call around the cut one goes in the same fix",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            from tensorflow import GradientTape, Variable, convert_to_tensor
+            import numpy
+            import tensorflow as tf
+
+            w = Variable([1.0, -2.0])
+            with GradientTape() as tape:
+                loss = convert_to_tensor(tf.reduce_sum(tf.abs(w), axis=0))
+            g = tape.gradient(loss, w)
+        """, fixed_proof=Proof(check="assert g.numpy().tolist() == [1.0, -1.0]")),
         valid("""
             import tensorflow as tf
 
@@ -200,7 +264,66 @@ class ValueLeavesTensorFlow(Rule):
                 f"{what}: the tape cannot follow it, so {gradient_phrase(ctx, result)}. {_advice(found)}",
                 related=[ctx.related(result.use.call, f"this {result.use.method} call gets "
                                                       f"{result.none_for()}")],
+                fix=_offer(ctx, found),
             )
+
+
+def _offer(ctx: Context, found):
+    """`np.square(t)` -> `tf.square(t)` for NumPy/math functions whose TensorFlow twin takes the
+    same arguments (safe inside the tape's block; unsafe in a helper, whose other callers may
+    pass NumPy data); `t.numpy()` -> `t` (unsafe: later NumPy-only uses of the value break)."""
+    node = found.node
+    if not isinstance(node, ast.Call):
+        return None
+    text = ctx.facts.source.text
+    if found.what == "`.numpy()`" and isinstance(node.func, ast.Attribute) and not node.args and not node.keywords:
+        receiver = node.func.value
+
+        def build_unwrap():
+            from ..fixes.blocks import replace_by_part
+
+            return replace_by_part(text, node, receiver, "Keep the tensor: remove `.numpy()`", Applicability.UNSAFE)
+        return build_unwrap
+    from ..fixes.numpy_ops import tf_equivalent
+
+    qualname = ctx.facts.imports.resolve(node.func)
+    twin = tf_equivalent(qualname, node)
+    alias = _tf_alias(ctx)
+    if twin is None or alias is None:
+        return None
+    name, add_import = alias
+    short = ast.unparse(node.func)
+    facts = ctx.facts
+
+    def build_twin():
+        from ..fixes.numpy_ops import enclosing_twins, numpy_call_fix
+
+        # The NumPy calls around this one would be cut next: they go in the same fix.
+        calls = [(node, twin)] + enclosing_twins(facts.tree, node, facts.imports.resolve)
+        in_block = all(any(tape.item is not None and inside(call, tape.node) for tape in facts.tapes)
+                       for call, _twin in calls)
+        return numpy_call_fix(text, calls, name, add_import, f"Use `{name}.{twin.path}` instead of `{short}`",
+                              Applicability.SAFE if in_block else Applicability.UNSAFE)
+    return build_twin
+
+
+def _tf_alias(ctx: Context) -> tuple[str, bool] | None:
+    """The name the file binds TensorFlow to (and False), or ("tf", True) when an
+    `import tensorflow as tf` must be added; None when `tf` means something else."""
+    imports = ctx.facts.imports
+    bound = sorted(local for local, qualname in imports.names.items()
+                   if qualname in ("tensorflow", "tensorflow.compat.v2"))
+    real = [local for local in bound if local not in imports.assumed]
+    if real:
+        return ("tf", False) if "tf" in real else (real[0], False)
+    from ..fixes.names import identifiers
+
+    used = "tf" in identifiers(ctx.facts.tree)
+    if "tf" in bound and used:  # used without an import the file shows (a notebook, a star import)
+        return "tf", False
+    if ("tf" in imports.names and "tf" not in imports.assumed) or used:
+        return None
+    return "tf", True
 
 
 def _advice(found) -> str:
