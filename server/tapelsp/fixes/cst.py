@@ -17,8 +17,10 @@ from typing import Callable, Mapping, Union
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
-from ..model import Applicability, Fix, Position, Range
-from .edits import text_edits
+import ast
+
+from ..model import Applicability, Edit, Fix, Position, Range
+from .edits import _split_keepends, text_edits
 
 Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
 Change = Callable[[cst.CSTNode], Replacement]
@@ -30,15 +32,20 @@ class FixNotPossible(Exception):
 
 @dataclass
 class Parsed:
+    """A libcst module of `text`: a whole file, or the region of whole lines starting at file
+    line `offset` (positions given to and returned by this object are the file's)."""
+
     text: str
     module: cst.Module
     positions: Mapping[cst.CSTNode, CodeRange]
     parents: Mapping[cst.CSTNode, cst.CSTNode]
+    offset: int = 0
     _by_range: dict[tuple[int, int, int, int], list[cst.CSTNode]] | None = field(default=None, repr=False)
 
     def range_of(self, node: cst.CSTNode) -> Range:
         code = self.positions[node]
-        return Range(Position(code.start.line - 1, code.start.column), Position(code.end.line - 1, code.end.column))
+        return Range(Position(code.start.line - 1 + self.offset, code.start.column),
+                     Position(code.end.line - 1 + self.offset, code.end.column))
 
     def at(self, rng: Range, *types: type) -> cst.CSTNode:
         """The node of one of `types` spanning exactly `rng` (the innermost, when several do)."""
@@ -48,7 +55,7 @@ class Parsed:
                 key = (code.start.line - 1, code.start.column, code.end.line - 1, code.end.column)
                 index.setdefault(key, []).append(node)
             self._by_range = index
-        key = (rng.start.line, rng.start.column, rng.end.line, rng.end.column)
+        key = (rng.start.line - self.offset, rng.start.column, rng.end.line - self.offset, rng.end.column)
         found = [node for node in self._by_range.get(key, ()) if not types or isinstance(node, types)]
         if not found:
             names = "/".join(t.__name__ for t in types) or "node"
@@ -88,14 +95,53 @@ class Parsed:
         return self.module.default_indent
 
 
-@functools.lru_cache(maxsize=4)
-def parse(text: str) -> Parsed:
+@functools.lru_cache(maxsize=8)
+def parse(text: str, offset: int = 0) -> Parsed:
     """The libcst module of `text` with positions and parents (cached: several fixes of one file
     share it; libcst trees are immutable)."""
     module = cst.parse_module(text)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     resolved = wrapper.resolve_many([PositionProvider, ParentNodeProvider])
-    return Parsed(text, module, resolved[PositionProvider], resolved[ParentNodeProvider])
+    return Parsed(text, module, resolved[PositionProvider], resolved[ParentNodeProvider], offset)
+
+
+def parse_region(text: str, tree: ast.Module, nodes: list[ast.AST], *, with_previous: bool = False) -> Parsed:
+    """libcst for just the top-level statements of the file that hold `nodes` (with the blank
+    lines and comments above them; with the statement before them too when `with_previous`).
+
+    libcst with positions costs about 30 times what `ast` does; a fix only needs the part of
+    the file it rewrites, so big files stay cheap. The region is valid Python on its own: it
+    is a run of whole top-level statements.
+    """
+    body = tree.body
+    if not body or not nodes:
+        return parse(text)
+
+    def index_of(line: int) -> int:
+        for index, stmt in enumerate(body):
+            if _first_line(stmt) <= line <= (stmt.end_lineno or stmt.lineno):
+                return index
+        raise LookupError(f"no top-level statement at line {line}")
+
+    first = index_of(min(getattr(n, "lineno", 1) for n in nodes))
+    last = index_of(max(getattr(n, "end_lineno", None) or getattr(n, "lineno", 1) for n in nodes))
+    if with_previous and first > 0:
+        first -= 1
+    # Statements sharing a line (`a = 1; b = 2`) go together.
+    while first > 0 and (body[first - 1].end_lineno or 0) >= _first_line(body[first]):
+        first -= 1
+    while last + 1 < len(body) and _first_line(body[last + 1]) <= (body[last].end_lineno or 0):
+        last += 1
+    start = (body[first - 1].end_lineno or 0) if first > 0 else 0  # 0-based: the line after the one before
+    end = body[last].end_lineno or body[last].lineno  # 0-based exclusive
+    lines = _split_keepends(text)
+    if start == 0 and end >= len(lines):
+        return parse(text)
+    return parse("".join(lines[start:end]), start)
+
+
+def _first_line(stmt: ast.stmt) -> int:
+    return min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
 
 
 class _Rewrite(cst.CSTTransformer):
@@ -125,7 +171,12 @@ def rewrite(parsed: Parsed, changes: Mapping[cst.CSTNode, Change]) -> str:
 
 
 def make_fix(parsed: Parsed, new_code: str, title: str, applicability: Applicability) -> Fix | None:
+    """The fix turning the parsed text (the file, or its region) into `new_code`, in file positions."""
     edits = text_edits(parsed.text, new_code)
+    if parsed.offset:
+        edits = tuple(Edit(Range(Position(e.range.start.line + parsed.offset, e.range.start.column),
+                                 Position(e.range.end.line + parsed.offset, e.range.end.column)), e.new_text)
+                      for e in edits)
     return Fix(title, applicability, edits) if edits else None
 
 

@@ -82,6 +82,7 @@ class Plan:
     init_assigns_name: bool = False
     scope_kind: str = "module"  # "module" or "function" (the scope the function is defined in)
     noun: str = "tf.Variable"
+    tree: ast.Module | None = None
 
     @property
     def reference(self) -> str:
@@ -245,7 +246,7 @@ def plan_hoist(tree: ast.Module, call: ast.Call, function: ast.FunctionDef | ast
     return Plan(call=call, function=function, stmt=stmt, form=form, dest=dest, guard=guard, name=name,
                 applicability=Applicability.SAFE if safe else Applicability.UNSAFE, local=local, loads=loads,
                 self_name=self_name, classdef=classdef, init=init or None, init_assigns_name=init_assigns_name,
-                scope_kind=scope_kind)
+                scope_kind=scope_kind, tree=tree)
 
 
 def _inside_loop(stmt: ast.AST, function: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
@@ -448,7 +449,8 @@ def _build(plan: Plan, text: str) -> Fix | None:
     if plan.classdef is not None and any(isinstance(s, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "__slots__" for t in s.targets) for s in plan.classdef.body):
         return None  # a class with __slots__: new attributes cannot be set
-    parsed = cstu.parse(text)
+    nodes: list[ast.AST] = [plan.function] + ([plan.classdef] if plan.classdef is not None else [])
+    parsed = cstu.parse_region(text, plan.tree, nodes, with_previous=plan.dest == "scope")
     source = SourceText(text)
     call = parsed.at(source.node_range(plan.call), cst.Call)
     small, line, statement = _statement_of(parsed, call)

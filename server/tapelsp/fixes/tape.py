@@ -29,19 +29,20 @@ def name_range(source: SourceText, node: ast.expr) -> Range:
     return rng
 
 
-def rename_fix(text: str, nodes: list[ast.expr], new_name: str, title: str,
+def rename_fix(text: str, tree: ast.Module, nodes: list[ast.expr], new_name: str, title: str,
                applicability: Applicability) -> Fix | None:
     """Rename the identifiers of `nodes` (`tape` Names, or the `tape` of `self.tape`) to `new_name`."""
     source = SourceText(text)
-    parsed = cstu.parse(text)
+    parsed = cstu.parse_region(text, tree, list(nodes))
     changes = cstu.rename_at(parsed, [name_range(source, node) for node in nodes], new_name)
     return cstu.make_fix(parsed, cstu.rewrite(parsed, changes), title, applicability)
 
 
-def unwrap_fix(text: str, with_node: ast.With, title: str, applicability: Applicability) -> Fix | None:
+def unwrap_fix(text: str, tree: ast.Module, with_node: ast.With, title: str,
+               applicability: Applicability) -> Fix | None:
     """Replace the `with` statement by its body."""
     source = SourceText(text)
-    parsed = cstu.parse(text)
+    parsed = cstu.parse_region(text, tree, [with_node])
     statement = parsed.at(source.node_range(with_node), cst.With)
     assert isinstance(statement, cst.With)
     block = parsed.parent(statement)

@@ -325,7 +325,7 @@ def _fix_offer(ctx: Context, tape: Tape, outer: Tape, uses: list[ast.AST]):
         def rename():
             from ..fixes.tape import rename_fix
 
-            return rename_fix(text, receivers, new_name,  # type: ignore[arg-type]
+            return rename_fix(text, tree, receivers, new_name,  # type: ignore[arg-type]
                               f"Give the inner tape its own name, `{new_name}`",
                               Applicability.SAFE if safe else Applicability.UNSAFE)
         return rename
@@ -340,7 +340,7 @@ def _fix_offer(ctx: Context, tape: Tape, outer: Tape, uses: list[ast.AST]):
     def unwrap():
         from ..fixes.tape import unwrap_fix
 
-        return unwrap_fix(text, with_node, "Remove the inner tape, so the gradient call asks the outer tape",
+        return unwrap_fix(text, tree, with_node, "Remove the inner tape, so the gradient call asks the outer tape",
                           Applicability.SAFE if safe else Applicability.UNSAFE)
     return unwrap
 
