@@ -15,6 +15,7 @@ FAMILIES = {
     "FUNC": "tf.function and AutoGraph",
     "MAP": "map_fn and control flow",
     "OPT": "Optimizers",
+    "RT": "Runtime (the probe: `tapelsp --check --probe`, attached kernels)",
     "TL": "tapelsp itself (parse and read problems)",
 }
 
