@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 
 from .config import parse_selectors, parse_version
+from .probe_option import ProbeOptions, add_arguments as add_probe_arguments, from_namespace as probe_options
 
 OUTPUT_FORMATS = ("text", "json", "sarif", "github")
 
@@ -41,6 +42,8 @@ class Options:
     fix: bool = False
     unsafe_fixes: bool = False
     diff: bool = False
+    # --probe, --python, --probe-timeout (cli/probe_option.py).
+    probe: ProbeOptions = ProbeOptions()
 
     @property
     def fixing(self) -> bool:
@@ -135,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     output.add_argument("-j", "--jobs", type=_positive_int, metavar="N",
                         help="worker processes (default: the number of CPU cores)")
+    add_probe_arguments(parser)
     return parser
 
 
@@ -176,6 +180,7 @@ def parse_args(argv: list[str] | None = None) -> Options:
         quiet=namespace.quiet, list_rules=namespace.list_rules, explain=namespace.explain,
         version=namespace.version, tcp=namespace.tcp,
         fix=namespace.fix, unsafe_fixes=namespace.unsafe_fixes, diff=namespace.diff,
+        probe=probe_options(namespace),
     )
 
 

@@ -96,6 +96,10 @@ def _main(argv: list[str] | None) -> int:
     if options.fixing:
         return _fix_stdin(options, resolver) if options.reads_stdin else _fix_paths(options, resolver)
     results = _check_stdin(options, resolver) if options.reads_stdin else _check_paths(options, resolver)
+    if options.probe.enabled:  # runs the user's code: only when asked (cli/probe_option.py)
+        from .probe_option import probe_results
+
+        results = probe_results(options, resolver, results)
     sys.stdout.write(render(options.output_format, results, quiet=options.quiet, unsafe_fixes=options.unsafe_fixes))
     sys.stdout.flush()
     return _exit_code(options, results)
