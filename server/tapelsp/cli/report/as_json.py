@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from ...model import Edit, FileResult, Fix
+from ...model import Edit, Evidence, FileResult, Fix
 from .findings import Finding, Span, findings
 
 
@@ -31,10 +31,15 @@ def fix_object(fix: Fix | None) -> dict | None:
             "message": fix.title}
 
 
+def evidence_object(evidence: Evidence) -> dict:
+    return {"confirmed": evidence.verdict == "confirmed", "verdict": evidence.verdict,
+            "summary": evidence.summary, "details": list(evidence.details)}
+
+
 def finding_object(finding: Finding) -> dict:
     violation = finding.violation
     span = finding.span
-    return {
+    found = {
         "cell": violation.cell,
         "code": violation.code,
         "end_location": _location(span.end_row, span.end_column),
@@ -46,6 +51,9 @@ def finding_object(finding: Finding) -> dict:
         "severity": violation.severity.label,
         "url": violation.url,
     }
+    if violation.evidence is not None:  # only with --probe: what TensorFlow showed at runtime
+        found["evidence"] = evidence_object(violation.evidence)
+    return found
 
 
 def render_json(results: list[FileResult]) -> str:
