@@ -5,8 +5,9 @@
 3. Re-checking the fixed code does not report the fixed findings again: per rule, the
    findings left are at most the findings before minus the ones fixed.
 4. Unrelated lines are byte-identical: a line the fixes change or remove lies in the
-   top-level statement (a def, a class, a `with` block...) of a finding they fix;
-   everything else is only ever inserted around, never rewritten.
+   top-level statements (a def, a class, a `with` block...) from the first to the last
+   place a finding they fix names (its range and its related locations); everything else
+   is only ever inserted around, never rewritten.
 """
 
 from __future__ import annotations
@@ -45,6 +46,17 @@ def statement_lines(text: str, line: int) -> range:
     return range(line, line + 1)
 
 
+def finding_lines(text: str, violation: Violation) -> range:
+    """0-based lines a finding's fix may rewrite: the top-level statements from the first to the
+    last place the finding names (its own range and its related locations: the tape a second
+    gradient call reuses, the block a loss must move into)."""
+    lines = [violation.range.start.line, violation.range.end.line]
+    for related in violation.related:
+        lines += [related.range.start.line, related.range.end.line]
+    first, last = statement_lines(text, min(lines)), statement_lines(text, max(lines))
+    return range(first.start, last.stop)
+
+
 def check_fix_properties(text: str, path: str, settings: Settings, *, unsafe: bool = True) -> FixResult:
     """Fix `text` and assert the four properties; returns the result for more checks."""
     from tapelsp import check_source
@@ -75,7 +87,7 @@ def check_fix_properties(text: str, path: str, settings: Settings, *, unsafe: bo
     for number, fix_round in enumerate(result.rounds):
         allowed: set[int] = set()
         for violation in fix_round.applied:
-            allowed.update(statement_lines(fix_round.before, violation.range.start.line))
+            allowed.update(finding_lines(fix_round.before, violation))
         stray = changed_lines(fix_round.before, texts[number + 1]) - allowed
         assert not stray, (
             f"{where}: round {number + 1} changed lines outside the fixed findings' statements: "

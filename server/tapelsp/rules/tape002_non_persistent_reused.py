@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 
 from ..facts.dataflow import inside, position
-from ..model import Severity
+from ..model import Applicability, Severity
 from ..versions import VersionRange
 from ._tape_gradcalls import (
     LOOP_EXITS,
@@ -15,6 +15,7 @@ from ._tape_gradcalls import (
     in_comprehension,
     tape_item_range_node,
 )
+from ._fixes import release_point
 from .base import Context, Proof, Rule, invalid, valid
 
 MESSAGE = "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)"
@@ -66,6 +67,7 @@ class NonPersistentTapeReused(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape",)
+    fixable = True
     examples = (
         invalid("""
             import tensorflow as tf
@@ -78,7 +80,22 @@ class NonPersistentTapeReused(Rule):
             actor_grad = tape.gradient(actor_loss, actor)
             critic_grad = tape.gradient(critic_loss, critic)
         """, 9, "two losses, one non-persistent tape",
-            proof=Proof(raises=("RuntimeError", MESSAGE))),
+            proof=Proof(raises=("RuntimeError", MESSAGE)),
+            fixed="""
+            import tensorflow as tf
+
+            actor = tf.Variable(1.0)
+            critic = tf.Variable(2.0)
+            with tf.GradientTape(persistent=True) as tape:
+                actor_loss = actor * actor
+                critic_loss = critic * 3.0
+            actor_grad = tape.gradient(actor_loss, actor)
+            critic_grad = tape.gradient(critic_loss, critic)
+            del tape
+        """, fixed_proof=Proof(check="""
+            assert float(actor_grad) == 2.0 and float(critic_grad) == 3.0
+            assert "tape" not in globals()
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -89,8 +106,20 @@ class NonPersistentTapeReused(Rule):
             grads = []
             for loss in losses:
                 grads.append(tape.gradient(loss, x))
-        """, 9, "one call in a loop over a tape opened outside the loop",
-            proof=Proof(raises=("RuntimeError", MESSAGE))),
+        """, 9, "one call in a loop over a tape opened outside the loop: `del` after the loop",
+            proof=Proof(raises=("RuntimeError", MESSAGE)),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.Variable([1.0, 2.0])
+            with tf.GradientTape(persistent=True) as tape:
+                y = x * x
+                losses = [tf.reduce_sum(y), tf.reduce_max(y)]
+            grads = []
+            for loss in losses:
+                grads.append(tape.gradient(loss, x))
+            del tape
+        """, fixed_proof=Proof(check="assert [g.numpy().tolist() for g in grads] == [[2.0, 4.0], [0.0, 4.0]]")),
         invalid("""
             import tensorflow as tf
 
@@ -101,7 +130,23 @@ class NonPersistentTapeReused(Rule):
             j = tape.jacobian(y, x)
             bj = tape.batch_jacobian(y, x)
         """, 8, "jacobian then batch_jacobian (TensorFlow's message has a typo: 'tocompute')",
-            proof=Proof(raises=("RuntimeError", BATCH_MESSAGE))),
+            proof=Proof(raises=("RuntimeError", BATCH_MESSAGE)),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.ones([4, 3])
+            with tf.GradientTape(persistent=True) as tape:
+                tape.watch(x)
+                y = tf.tanh(x)
+            j = tape.jacobian(y, x)
+            bj = tape.batch_jacobian(y, x)
+            del tape
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            assert j.shape == (4, 3, 4, 3) and bj.shape == (4, 3, 3)
+            d = 1.0 - np.tanh(1.0) ** 2
+            assert np.allclose(np.diagonal(bj.numpy(), axis1=1, axis2=2), d)
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -114,7 +159,20 @@ class NonPersistentTapeReused(Rule):
             if ga is not None:
                 gb = tape.gradient(b, w)
         """, 10, "a tape object entered with `with tape:`; the second call is under a condition that holds",
-            proof=Proof(raises=("RuntimeError", MESSAGE))),
+            proof=Proof(raises=("RuntimeError", MESSAGE)),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(0.5)
+            tape = tf.GradientTape(persistent=True)
+            with tape:
+                a = w * 2.0
+                b = w * 3.0
+            ga = tape.gradient(a, w)
+            if ga is not None:
+                gb = tape.gradient(b, w)
+            del tape
+        """, fixed_proof=Proof(check="assert float(ga) == 2.0 and float(gb) == 3.0")),
         invalid("""
             import tensorflow as tf
 
@@ -123,7 +181,16 @@ class NonPersistentTapeReused(Rule):
                 ys = [x * x, x * x * x]
             grads = [tape.gradient(y, x) for y in ys]
         """, 6, "one call per element of a comprehension",
-            proof=Proof(raises=("RuntimeError", MESSAGE))),
+            proof=Proof(raises=("RuntimeError", MESSAGE)),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.Variable(3.0)
+            with tf.GradientTape(persistent=True) as tape:
+                ys = [x * x, x * x * x]
+            grads = [tape.gradient(y, x) for y in ys]
+            del tape
+        """, fixed_proof=Proof(check="assert [float(g) for g in grads] == [6.0, 27.0]")),
         invalid("""
             import tensorflow as tf
 
@@ -139,8 +206,29 @@ class NonPersistentTapeReused(Rule):
             generator = tf.keras.Sequential([tf.keras.layers.Dense(4)])
             discriminator = tf.keras.Sequential([tf.keras.layers.Dense(1)])
             gan_step(generator, discriminator, tf.ones([2, 4]), tf.ones([2, 3]))
-        """, 9, "one tape for a GAN's two losses, in a function that returns both",
-            proof=Proof(raises=("RuntimeError", MESSAGE))),
+        """, 9, "one tape for a GAN's two losses, in a function that returns both: `del` before the return",
+            proof=Proof(raises=("RuntimeError", MESSAGE)),
+            fixed="""
+            import tensorflow as tf
+
+            def gan_step(generator, discriminator, real, z):
+                with tf.GradientTape(persistent=True) as tape:
+                    fake = generator(z)
+                    d_loss = tf.reduce_mean(discriminator(fake)) - tf.reduce_mean(discriminator(real))
+                    g_loss = -tf.reduce_mean(discriminator(fake))
+                d_grads = tape.gradient(d_loss, discriminator.trainable_variables)
+                g_grads = tape.gradient(g_loss, generator.trainable_variables)
+                del tape
+                return d_grads, g_grads
+
+            generator = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+            discriminator = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            gan_step(generator, discriminator, tf.ones([2, 4]), tf.ones([2, 3]))
+        """, fixed_proof=Proof(check="""
+            d_grads, g_grads = gan_step(generator, discriminator, tf.ones([2, 4]), tf.ones([2, 3]))
+            assert len(d_grads) == 2 and len(g_grads) == 2
+            assert all(g is not None for g in d_grads + g_grads)
+        """)),
         valid("""
             import tensorflow as tf
 
@@ -257,7 +345,9 @@ class NonPersistentTapeReused(Rule):
             f"{inside_note}. TensorFlow raises RuntimeError \"{_message(second)}\". Open the tape with "
             "`persistent=True` (and `del` it after the last call), or ask for all targets in one call.",
             related=[ctx.related(first.node, "first call on this tape"),
-                     ctx.related(tape_item_range_node(opened), "the tape opened here, not persistent")],
+                     ctx.related(tape_item_range_node(opened), "the tape opened here, not persistent"),
+                     *_created(ctx, second)],
+            fix=persist_offer(ctx, second),
         )
 
     def _report_loop(self, ctx: Context, call: GradCall, loop: ast.AST) -> None:
@@ -270,8 +360,44 @@ class NonPersistentTapeReused(Rule):
             f"iteration raises RuntimeError \"{_message(call)}\". Open the tape inside the {what}, ask for all "
             "targets in one call, or make the tape persistent and `del` it after the last call.",
             related=[ctx.related(tape_item_range_node(opened), "the tape opened here, not persistent"),
-                     ctx.related(loop, f"the {what} that repeats the call")],
+                     ctx.related(loop, f"the {what} that repeats the call"),
+                     *_created(ctx, call)],
+            fix=persist_offer(ctx, call),
         )
+
+
+def _created(ctx: Context, call: GradCall) -> list:
+    """Where the tape object was made, when that is not the `with` line (`tape = tf.GradientTape()`)."""
+    binding = call.binding
+    if call.entry is not None and binding is not call.entry and binding.call is not None:
+        return [ctx.related(binding.call, "the tape object is created here, without persistent=True")]
+    return []
+
+
+def persist_offer(ctx: Context, call: GradCall):
+    """`persistent=True` on the tape, and `del tape` after its last use (safe: the same
+    gradients, and the tape is released where the second call used to fail)."""
+    binding = call.binding
+    tape_call = binding.call
+    if tape_call is None or binding.name is None or "." in call.name or binding.option("persistent") is not False:
+        return None
+    if any(isinstance(a, ast.Starred) for a in tape_call.args) or any(k.arg is None for k in tape_call.keywords):
+        return None
+    persistent = binding.persistent
+    if persistent is not None and not (isinstance(persistent, ast.Constant) and persistent.value is False):
+        return None
+    found, after = release_point(binding, call.index, call.name)
+    if not found:
+        return None
+    text = ctx.facts.source.text
+    name = call.name
+    title = "Make the tape persistent" + (f" and `del {name}` after its last use" if after is not None else "")
+
+    def build():
+        from ..fixes.persistent import persistent_fix
+
+        return persistent_fix(text, tape_call, persistent, after, name, title, Applicability.SAFE)
+    return build
 
 
 def _message(call: GradCall) -> str:
