@@ -124,3 +124,143 @@ def _mentions(node: ast.AST, name: str, skip_binding: bool = False) -> bool:
 def _encloses(outer: ast.AST, inner: ast.AST) -> bool:
     return (outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset) and \
         (inner.end_lineno or 0, inner.end_col_offset or 0) <= (outer.end_lineno or 0, outer.end_col_offset or 0)
+
+
+# --- statements that can move into (or out of) a tape's block ----------------------------------
+
+def run_after(with_node: ast.stmt, upto: ast.AST, index) -> list[ast.stmt] | None:
+    """The statements between the end of `with_node` and the statement holding `upto`, in the
+    statement list that holds the `with`; None when `upto` is not in that list after it."""
+    path = index.path(with_node)
+    if not path or path[-1][0] is not with_node:
+        return None
+    block = index.block_of(path, len(path) - 1)
+    start = next((i for i, stmt in enumerate(block) if stmt is with_node), None)
+    if start is None:
+        return None
+    for i in range(start + 1, len(block)):
+        if _encloses(block[i], upto):
+            return block[start + 1:i]
+    return None
+
+
+_MOVABLE = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.If, ast.For, ast.Pass, ast.Assert)
+_NOT_MOVABLE_INSIDE = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal, ast.FunctionDef,
+                       ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.AsyncWith, ast.Try, ast.While, ast.Raise,
+                       ast.Delete, ast.Import, ast.ImportFrom) + ((ast.Match,) if hasattr(ast, "Match") else ())
+_IMPURE_TF = ("tensorflow.print", "tensorflow.summary.", "tensorflow.io.", "tensorflow.py_function",
+              "tensorflow.numpy_function", "tensorflow.py_func", "tensorflow.debugging.", "tensorflow.Variable",
+              "tensorflow.keras.utils.")
+_PURE_LIBRARIES = ("keras.losses.", "keras.ops.", "keras.activations.", "numpy.", "math.")
+_PURE_BUILTINS = frozenset({"float", "int", "len", "abs", "min", "max", "sum", "range", "zip", "list", "tuple",
+                            "dict", "enumerate", "isinstance", "sorted", "round", "reversed", "bool"})
+_TAPE_READS = ("gradient", "jacobian", "batch_jacobian")
+
+
+def movable(stmts: list[ast.stmt], facts, tape_names: set[str]) -> bool | None:
+    """Can these statements move into (or out of) a tape block as they are, keeping their order?
+    None: no (control flow leaves them, they use the tape itself, they open a block of their
+    own...); True: yes, and they are pure (TensorFlow / arithmetic only, no I/O); False: yes,
+    but they call something that may have effects (the move is then unsafe)."""
+    pure = True
+    for stmt in stmts:
+        if not isinstance(stmt, _MOVABLE):
+            return None
+        if _leaves(stmt, in_loop=False):
+            return None
+        for node in ast.walk(stmt):
+            if isinstance(node, _NOT_MOVABLE_INSIDE):
+                return None
+            if isinstance(node, ast.Name) and node.id in tape_names:
+                return None
+            if isinstance(node, ast.Attribute) and _dotted_in(node, tape_names):
+                return None
+            if isinstance(node, ast.Call) and not pure_call(node, facts):
+                pure = False
+        if isinstance(stmt, ast.Expr) and not isinstance(stmt.value, ast.Constant):
+            pure = False  # an expression statement is there for its effect
+    return pure
+
+
+def _dotted_in(node: ast.Attribute, names: set[str]) -> bool:
+    text = dotted(node)
+    return text is not None and any(text == n or text.startswith(n + ".") for n in names if "." in n)
+
+
+def _leaves(stmt: ast.stmt, in_loop: bool) -> bool:
+    """Does a `break`/`continue` of `stmt` leave a loop that is not inside it?"""
+    if isinstance(stmt, (ast.Break, ast.Continue)):
+        return not in_loop
+    if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+        return any(_leaves(s, True) for s in stmt.body) or any(_leaves(s, in_loop) for s in stmt.orelse)
+    for field_name in ("body", "orelse", "finalbody"):
+        for child in getattr(stmt, field_name, []) or []:
+            if isinstance(child, ast.stmt) and _leaves(child, in_loop):
+                return True
+    return False
+
+
+def pure_call(call: ast.Call, facts) -> bool:
+    qualname = facts.imports.resolve(call.func)
+    if qualname is not None:
+        if qualname.startswith("tensorflow."):
+            return not qualname.startswith(_IMPURE_TF)
+        return qualname.startswith(_PURE_LIBRARIES)
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in _PURE_BUILTINS and func.id not in facts.imports.names:
+        return True
+    name = dotted(func)
+    kinds = _binding_kinds(facts)
+    if name is not None and kinds.get(name, set()) & {"model", "layer"}:
+        return True  # a forward pass
+    if isinstance(func, ast.Attribute) and func.attr in _TAPE_READS and "tape" in kinds.get(dotted(func.value) or "", ()):
+        return True
+    return False
+
+
+def _binding_kinds(facts) -> dict[str, set[str]]:
+    cached = facts.__dict__.get("_fix_binding_kinds")
+    if cached is None:
+        cached = {}
+        for binding in facts.bindings:
+            cached.setdefault(binding.name, set()).add(binding.kind)
+        for tape in facts.tapes:
+            if tape.name is not None:
+                cached.setdefault(tape.name, set()).add("tape")
+        facts.__dict__["_fix_binding_kinds"] = cached
+    return cached
+
+
+def dedent_safe(stmt: ast.stmt, call: ast.Call, following: list[ast.stmt]) -> bool:
+    """Can `stmt` (`g = tape.gradient(...)`, inside the tape's block) move after the block,
+    past the statements `following` it there, and still compute the same thing?"""
+    if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+        return False
+    calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call)]
+    if calls != [call]:
+        return False  # other calls would run in another order (or a target computed in the call)
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    read = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+    read |= {n.id for t in targets if not isinstance(t, ast.Name) for n in ast.walk(t) if isinstance(n, ast.Name)}
+    for later in following:
+        for node in ast.walk(later):
+            if isinstance(node, ast.Name) and (node.id in bound or (node.id in read and not isinstance(node.ctx, ast.Load))):
+                return False
+            if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load) \
+                    and _base_name(node) in read:
+                return False
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS \
+                    and _base_name(node.func.value) in read:
+                return False
+    return True
+
+
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "sort",
+                       "reverse", "popitem", "add", "discard"})
+
+
+def _base_name(node: ast.AST) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None

@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 
 from ..facts.dataflow import end_position, position
-from ..model import Severity
+from ..model import Applicability, Severity
 from ..versions import VersionRange
 from ._tape_gradcalls import (
     GradCall,
@@ -17,6 +17,7 @@ from ._tape_gradcalls import (
     recorded,
     tape_item_range_node,
 )
+from ._fixes import movable, pure_call, run_after
 from .base import Context, Proof, Rule, invalid, valid
 
 NO_GRADIENTS = "No gradients provided for any variable"
@@ -58,6 +59,7 @@ class TargetAfterBlock(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape",)
+    fixable = True
     examples = (
         invalid("""
             import tensorflow as tf
@@ -72,7 +74,25 @@ class TargetAfterBlock(Rule):
             grads = tape.gradient(loss, model.trainable_variables)
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
         """, 9, "the loss after the block; apply_gradients then fails",
-            proof=Proof(raises=("ValueError", NO_GRADIENTS))),
+            proof=Proof(raises=("ValueError", NO_GRADIENTS)),
+            fixed="""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.SGD(0.1)
+            x = tf.ones([4, 3])
+            y = tf.zeros([4, 1])
+            with tf.GradientTape() as tape:
+                pred = model(x, training=True)
+                loss = tf.reduce_mean(tf.square(y - pred))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            assert all(g is not None for g in grads)
+            # d/db mean((pred - 0)^2) = 2 * mean(pred)
+            assert np.allclose(grads[1].numpy(), 2 * np.mean(pred.numpy()), atol=1e-5)
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -80,8 +100,17 @@ class TargetAfterBlock(Rule):
             with tf.GradientTape() as tape:
                 per_example = w * w
             grads = tape.gradient(tf.reduce_sum(per_example), w)
-        """, 6, "the target written as an expression in the call, after the block",
-            proof=Proof(check="assert grads is None")),
+        """, 6, "the target written as an expression in the call, after the block: computed in the block",
+            proof=Proof(check="assert grads is None"),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable([1.0, 2.0])
+            with tf.GradientTape() as tape:
+                per_example = w * w
+                loss = tf.reduce_sum(per_example)
+            grads = tape.gradient(loss, w)
+        """, fixed_proof=Proof(check="assert grads.numpy().tolist() == [2.0, 4.0]")),
         invalid("""
             import tensorflow as tf
 
@@ -95,8 +124,29 @@ class TargetAfterBlock(Rule):
 
             model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
             grads = train_step(model, tf.ones([2, 3]), tf.zeros([2, 1]), True)
-        """, 8, "a regularizer added after the block on one path",
-            proof=Proof(check="assert all(g is None for g in grads)")),
+        """, 8, "a regularizer added after the block on one path: the `if` moves into the block",
+            proof=Proof(check="assert all(g is None for g in grads)"),
+            fixed="""
+            import tensorflow as tf
+
+            def train_step(model, x, y, regularize):
+                with tf.GradientTape() as tape:
+                    pred = model(x, training=True)
+                    loss = tf.reduce_mean(tf.square(y - pred))
+                    if regularize:
+                        loss += 0.01 * tf.add_n([tf.nn.l2_loss(v) for v in model.trainable_variables])
+                return tape.gradient(loss, model.trainable_variables)
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            grads = train_step(model, tf.ones([2, 3]), tf.zeros([2, 1]), True)
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            assert all(g is not None for g in grads)
+            kernel = model.trainable_variables[0].numpy()
+            pred = np.ones([2, 3]) @ kernel + model.trainable_variables[1].numpy()
+            # the bias gradient is 2 * mean(pred); the l2 term adds 0.01 * b (b is 0 at first)
+            assert np.allclose(grads[1].numpy(), 2 * pred.mean(), atol=1e-5)
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -107,7 +157,42 @@ class TargetAfterBlock(Rule):
                 z = y * 2.0
                 dz = inner.gradient(z, x)
         """, 7, "after the inner block, still inside an outer tape",
-            proof=Proof(check="assert dz is None")),
+            proof=Proof(check="assert dz is None"),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.Variable(2.0)
+            with tf.GradientTape() as outer:
+                with tf.GradientTape() as inner:
+                    y = x ** 3
+                    z = y * 2.0
+                dz = inner.gradient(z, x)
+        """, fixed_proof=Proof(check="assert float(dz) == 24.0")),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            with tf.GradientTape() as tape:
+                y = w * w
+
+            print("forward done")
+            # the loss
+            loss = y + 1.0
+            g = tape.gradient(loss, w)
+        """, 9, "a print on the way moves too: unsafe (it now runs under the tape); comments move, blank lines stay",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            with tf.GradientTape() as tape:
+                y = w * w
+                print("forward done")
+                # the loss
+                loss = y + 1.0
+
+            g = tape.gradient(loss, w)
+        """, fixed_proof=Proof(check="assert float(g) == 6.0")),
         valid("""
             import tensorflow as tf
 
@@ -189,7 +274,7 @@ class TargetAfterBlock(Rule):
                 f"The gradient target `{_short(where)}` is computed here, in the call, "
                 f"after the block of `{entry.name}` (opened on {ctx.where(entry.node)}) ended: the tape did "
                 f"not record it, so {effect}. Compute it inside the `with` block and pass the result.",
-                related=related)
+                related=related, fix=_move_offer(ctx, call, None, where))
             return
         stmt = origin.d.stmt
         ctx.report(
@@ -198,7 +283,48 @@ class TargetAfterBlock(Rule):
             f"{ctx.where(entry.node)}) ended, from values the tape recorded: the tape did not record this "
             f"step, so {effect}. "
             "Move this computation into the `with` block.",
-            related=related + [ctx.related(recorded_def.stmt, "recorded inside the tape's block")])
+            related=related + [ctx.related(recorded_def.stmt, "recorded inside the tape's block")],
+            fix=_move_offer(ctx, call, stmt, None))
+
+
+def _move_offer(ctx: Context, call: GradCall, stmt: ast.stmt | None, target: ast.expr | None):
+    """Move the statements between the block and the gradient call into the block (and the
+    target expression of the call with them, as a name): safe when they are pure."""
+    entry = call.entry
+    if entry is None or not isinstance(entry.node, (ast.With, ast.AsyncWith)):
+        return None
+    with_node = entry.node
+    run = run_after(with_node, call.node, call.index)
+    if run is None or (stmt is not None and not any(_holds(s, stmt) for s in run)):
+        return None
+    tapes = {entry.name} if entry.name else set()
+    pure = movable(run, ctx.facts, tapes)
+    if pure is None:
+        return None
+    name = None
+    if target is not None:
+        if any(isinstance(n, (ast.Lambda, ast.NamedExpr, ast.Yield, ast.Await)) for n in ast.walk(target)):
+            return None
+        if any(isinstance(n, ast.Name) and n.id in tapes for n in ast.walk(target)):
+            return None
+        pure = pure and all(pure_call(n, ctx.facts) for n in ast.walk(target) if isinstance(n, ast.Call))
+        from ..fixes.names import fresh, identifiers
+
+        name = fresh(["loss", "target"], "loss", identifiers(ctx.facts.tree))
+    text = ctx.facts.source.text
+    what = f"`{name} = {_short(target)}`" if target is not None else "the computation of the target"
+    title = f"Move {what} into the `with` block of `{entry.name}`"
+
+    def build():
+        from ..fixes.move import move_into_block_fix
+
+        return move_into_block_fix(text, with_node, run, title,  # type: ignore[arg-type]
+                                   Applicability.SAFE if pure else Applicability.UNSAFE, target=target, name=name)
+    return build
+
+
+def _holds(outer: ast.stmt, node: ast.AST) -> bool:
+    return position(outer) <= position(node) and end_position(node) <= end_position(outer)
 
 
 def _outside(call: GradCall, by_node) -> tuple[Origin, object] | None:
