@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import ast
+
 from ..facts.dataflow import end_position, position
-from ..model import Severity
+from ..model import Applicability, Severity
 from ..versions import VersionRange
 from ._tape_gradcalls import (
     GradCall,
@@ -12,6 +14,7 @@ from ._tape_gradcalls import (
     recorded,
     tape_item_range_node,
 )
+from ._fixes import movable, run_after
 from .base import Context, Proof, Rule, invalid, valid
 
 
@@ -53,6 +56,7 @@ class InnerGradientOutsideOuter(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape",)
+    fixable = True
     examples = (
         invalid("""
             import tensorflow as tf
@@ -64,7 +68,17 @@ class InnerGradientOutsideOuter(Rule):
             dy = inner.gradient(y, x)
             d2y = outer.gradient(dy, x)
         """, 7, "the second derivative of x**3",
-            proof=Proof(check="assert float(dy) == 12.0 and d2y is None")),
+            proof=Proof(check="assert float(dy) == 12.0 and d2y is None"),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.Variable(2.0)
+            with tf.GradientTape() as outer:
+                with tf.GradientTape() as inner:
+                    y = x ** 3
+                dy = inner.gradient(y, x)
+            d2y = outer.gradient(dy, x)
+        """, fixed_proof=Proof(check="assert float(dy) == 12.0 and float(d2y) == 12.0")),
         invalid("""
             import tensorflow as tf
 
@@ -79,7 +93,21 @@ class InnerGradientOutsideOuter(Rule):
 
             h = hessian_diag(lambda v: tf.reduce_sum(v ** 3), tf.constant([1.0, 2.0]))
         """, 9, "watched tensors, in a helper function",
-            proof=Proof(check="assert h is None")),
+            proof=Proof(check="assert h is None"),
+            fixed="""
+            import tensorflow as tf
+
+            def hessian_diag(f, x):
+                with tf.GradientTape() as t2:
+                    t2.watch(x)
+                    with tf.GradientTape() as t1:
+                        t1.watch(x)
+                        y = f(x)
+                    g = t1.gradient(y, x)
+                return t2.gradient(g, x)
+
+            h = hessian_diag(lambda v: tf.reduce_sum(v ** 3), tf.constant([1.0, 2.0]))
+        """, fixed_proof=Proof(check="assert h.numpy().tolist() == [6.0, 12.0]")),
         invalid("""
             import tensorflow as tf
 
@@ -90,8 +118,19 @@ class InnerGradientOutsideOuter(Rule):
             grad = inner.gradient(y, x)
             penalty = tf.reduce_sum(grad ** 2)
             dp = outer.gradient(penalty, x)
-        """, 7, "a gradient penalty computed from a first derivative taken too late",
-            proof=Proof(check="assert dp is None")),
+        """, 7, "a gradient penalty computed from a first derivative taken too late: the penalty moves in too",
+            proof=Proof(check="assert dp is None"),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.Variable([1.0, 2.0])
+            with tf.GradientTape(persistent=True) as outer:
+                with tf.GradientTape() as inner:
+                    y = tf.reduce_sum(x ** 2)
+                grad = inner.gradient(y, x)
+                penalty = tf.reduce_sum(grad ** 2)
+            dp = outer.gradient(penalty, x)
+        """, fixed_proof=Proof(check="assert dp.numpy().tolist() == [8.0, 16.0]")),
         valid("""
             import tensorflow as tf
 
@@ -147,7 +186,34 @@ class InnerGradientOutsideOuter(Rule):
                     related=[ctx.related(tape_item_range_node(entry), f"the outer tape `{outer.name}`"),
                              ctx.related(tape_item_range_node(inner.entry), f"the inner tape `{inner.name}`"),
                              ctx.related(outer.node, "the call that gets None")],
+                    fix=_indent_offer(ctx, inner, outer),
                 )
+
+
+def _indent_offer(ctx: Context, inner: GradCall, outer: GradCall):
+    """Move the statements from the end of the outer block to the outer gradient call (the inner
+    gradient and what is computed from it) to the end of the outer block, in their order."""
+    entry = outer.entry
+    if entry is None or not isinstance(entry.node, (ast.With, ast.AsyncWith)):
+        return None
+    with_node = entry.node
+    run = run_after(with_node, outer.node, outer.index)
+    if not run or not any(position(s) <= position(inner.node) and end_position(inner.node) <= end_position(s)
+                          for s in run):
+        return None
+    pure = movable(run, ctx.facts, {outer.name})
+    if pure is None:
+        return None
+    text = ctx.facts.source.text
+    title = f"Indent `{inner.label()}` (and what follows it up to `{outer.label()}`) into the block of `{outer.name}`" \
+        if len(run) > 1 else f"Indent `{inner.label()}` into the block of `{outer.name}`"
+
+    def build():
+        from ..fixes.move import move_into_block_fix
+
+        return move_into_block_fix(text, with_node, run, title,  # type: ignore[arg-type]
+                                   Applicability.SAFE if pure else Applicability.UNSAFE)
+    return build
 
 
 def _holders(call: GradCall, by_node) -> dict:
