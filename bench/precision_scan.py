@@ -21,7 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402
 
-sys.path.insert(0, str(corpus.REPO / "server"))
+# `--server DIR` scans with the tapelsp in DIR (e.g. a frozen copy of server/) instead.
+_server_arg = sys.argv[sys.argv.index("--server") + 1] if "--server" in sys.argv[:-1] else None
+sys.path.insert(0, str(Path(_server_arg).resolve() if _server_arg else corpus.REPO / "server"))
 import tapelsp  # noqa: E402
 from tapelsp.rules import all_rules  # noqa: E402
 
@@ -56,6 +58,7 @@ def main() -> None:
                         help="corpus to scan (repeatable; default: tf_keras, keras, tfp; "
                              "`tensorflow` adds tensorflow/python read from the wheel)")
     parser.add_argument("--json", metavar="OUT", help="also write every finding to this JSON file")
+    parser.add_argument("--server", metavar="DIR", help="scan with the tapelsp imported from DIR instead of server/")
     args = parser.parse_args()
     env = corpus.ensure()
     names = args.corpus or list(corpus.CORPORA)
@@ -66,21 +69,23 @@ def main() -> None:
         report = scan(name, env.corpus(name), env.base(name))
         reports.append(report)
 
-    print(f"tapelsp {tapelsp.__version__}; rules: {', '.join(codes)}")
+    print(f"tapelsp {tapelsp.__version__} from {Path(tapelsp.__file__).parent}")
+    print(f"rules ({len(codes)}): {', '.join(codes)}")
     print("versions: " + ", ".join(f"{k} {v}" for k, v in versions.items() if k not in ("ruff", "fixit")))
     print()
-    header = f"{'corpus':10s} {'files':>6s} {'lines':>8s} {'secs':>6s} " + " ".join(f"{c:>8s}" for c in codes) \
-        + f" {'total':>6s} {'per20k':>7s}"
-    print(header)
+    print(f"{'corpus':10s} {'files':>6s} {'lines':>8s} {'secs':>7s} {'findings':>8s} {'per20k':>7s}")
     for r in reports:
         total = sum(r["by_code"].values())
-        print(f"{r['corpus']:10s} {r['files']:6d} {r['lines']:8d} {r['seconds']:6.2f} "
-              + " ".join(f"{r['by_code'].get(c, 0):8d}" for c in codes)
-              + f" {total:6d} {total * PER / max(r['lines'], 1):7.2f}")
-    print(f"\nper {PER:,} lines, by rule:")
-    for r in reports:
-        rates = ", ".join(f"{c} {n * PER / max(r['lines'], 1):.2f}" for c, n in sorted(r["by_code"].items()))
-        print(f"  {r['corpus']:10s} {rates or 'no findings'}")
+        print(f"{r['corpus']:10s} {r['files']:6d} {r['lines']:8d} {r['seconds']:7.2f} {total:8d} "
+              f"{total * PER / max(r['lines'], 1):7.2f}")
+    print(f"\nfindings by rule (count, and per {PER:,} lines in brackets):")
+    print(f"{'rule':8s} " + " ".join(f"{r['corpus']:>18s}" for r in reports))
+    for code in codes:
+        cells = []
+        for r in reports:
+            n = r["by_code"].get(code, 0)
+            cells.append(f"{n:>8d} [{n * PER / max(r['lines'], 1):6.2f}]" if n else f"{'0':>8s} {'':8s}")
+        print(f"{code:8s} " + " ".join(f"{c:>18s}" for c in cells))
     for r in reports:
         print(f"\n== {r['corpus']} ({len(r['findings'])} findings) ==")
         for f in r["findings"]:

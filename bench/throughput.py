@@ -84,7 +84,11 @@ def source_state(server: Path) -> str:
     """The commit the measured tapelsp comes from, and whether its tree has local edits."""
     proc = subprocess.run(["git", "-C", str(server), "describe", "--always", "--dirty", "--exclude", "*"],
                           capture_output=True, text=True)
-    return f"git {proc.stdout.strip()}" if proc.returncode == 0 else "not a git checkout"
+    if proc.returncode != 0:
+        return "not a git checkout"
+    if server.resolve() != (REPO / "server").resolve():
+        return f"a copy; this repo is now at {proc.stdout.strip()}"
+    return f"git {proc.stdout.strip()}"
 
 
 def tapelsp_command(args: argparse.Namespace) -> list[str]:
@@ -281,7 +285,7 @@ def main() -> None:
         shutil.rmtree(scratch, ignore_errors=True)
     print("load average after:  " + " ".join(f"{x:.2f}" for x in os.getloadavg())
           + "  (above the core count means other work shared the machine)\n")
-    print_table(results, len(paths), lines, have_cli)
+    print_table(results, len(paths), lines, have_cli, args.compare.resolve() if args.compare else None)
     if have_cli:
         expected = expected_findings(paths)
         got = {r.note for r in results if r.label.startswith(("tapelsp ", "tapelsp -"))}
@@ -308,7 +312,8 @@ def run_rounds(runners: list, scratch: Path) -> None:
                   file=sys.stderr, flush=True)
 
 
-def print_table(results: list[Result], files: int, lines: int, have_cli: bool) -> None:
+def print_table(results: list[Result], files: int, lines: int, have_cli: bool,
+                compare: Path | None = None) -> None:
     print(f"{'tool':28s} {'median s':>9s} {'min s':>8s} {'cpu s':>8s} {'runs':>4s} {'files/s':>9s} "
           f"{'lines/s':>10s}  note")
     for r in results:
@@ -334,8 +339,12 @@ def print_table(results: list[Result], files: int, lines: int, have_cli: bool) -
         print(f"  {subject.label:26s} " + "   ".join(parts))
     print("\ncommands:")
     for r in results:
-        server = " (tapelsp from --compare)" if r.label.startswith("tapelsp[B]") else ""
-        print(f"  {r.label}: {r.command}{server}")
+        where = ""
+        if r.label.startswith("tapelsp[B]"):
+            where = f"PYTHONPATH={shlex.quote(str(compare))} "
+        elif r.label.startswith("tapelsp"):
+            where = f"PYTHONPATH={shlex.quote(str(SERVER))} "
+        print(f"  {r.label}: {where}{r.command}")
     if not have_cli:
         print("\nNOTE: tapelsp rows are the in-script fallback, not the CLI.")
 
