@@ -159,7 +159,7 @@ def parse_all(paths: list[Path]) -> tuple[float, float, str]:
     return elapsed, time.process_time() - cpu_start, f"{failed} files failed to parse" if failed else ""
 
 
-# --- fallback: only while the CLI does not exist yet ------------------------------------
+# --- --fallback: a bare check_source loop, to see what the CLI adds on top ---------------
 
 def _fallback_one(path: str) -> int:
     from tapelsp import check_source
@@ -199,7 +199,8 @@ def main() -> None:
     parser.add_argument("--compare", metavar="DIR", type=Path,
                         help="also time the tapelsp imported from DIR (a patched copy of server/), rows marked [B]")
     parser.add_argument("--fallback", action="store_true",
-                        help="time an in-script loop over check_source instead of the CLI (development only)")
+                        help="time a bare check_source loop (same process start-up, own worker pool) "
+                             "instead of the CLI; for comparing the CLI's overhead, never for the headline")
     parser.add_argument("--fallback-worker", nargs=2, metavar=("DIR", "JOBS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.server:
@@ -223,8 +224,9 @@ def main() -> None:
     have_cli, help_text = (False, "") if args.fallback else cli_available(base)
     if not have_cli:
         if not args.fallback:
-            print("WARNING: the tapelsp CLI does not run yet; timing the in-script fallback "
-                  "(a check_source loop), NOT the real CLI.", file=sys.stderr)
+            sys.stderr.write(help_text[-3000:])
+            raise SystemExit(f"the tapelsp CLI does not run ({shlex.join(base)} --help failed); "
+                             "fix it, or pass --fallback to time a bare check_source loop instead")
         base = [sys.executable, str(Path(__file__).resolve()), "--fallback-worker"]
     no_cache = ["--no-cache"] if "--no-cache" in help_text else []
 
