@@ -261,3 +261,39 @@ def test_several_variables_of_one_class_over_rounds():
             def __call__(self, x):
                 return tf.matmul(x, self.w) + self.b
     """)
+
+
+def test_an_init_with_an_early_return_gets_the_attribute_after_super():
+    text = src("""
+        import tensorflow as tf
+
+        class Net(tf.Module):
+            def __init__(self, units=None):
+                \"\"\"Doc.\"\"\"
+                super().__init__()
+                if units is None:
+                    return
+                self.units = units
+
+            @tf.function
+            def __call__(self, x):
+                w = tf.Variable(2.0)
+                u = tf.Variable(tf.ones([self.units]))
+                return x * w * u
+    """)
+    out = fixed(text)
+    assert out.startswith(src("""
+        import tensorflow as tf
+
+        class Net(tf.Module):
+            def __init__(self, units=None):
+                \"\"\"Doc.\"\"\"
+                super().__init__()
+                self._u = None
+                self.w = tf.Variable(2.0)
+                if units is None:
+                    return
+                self.units = units
+    """))
+    # `self.units` is not set on every path through __init__: `u` waits for the first call.
+    assert "        if self._u is None:\n            self._u = tf.Variable(tf.ones([self.units]))\n" in out

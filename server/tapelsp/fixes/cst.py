@@ -20,7 +20,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, Posi
 import ast
 
 from ..model import Applicability, Edit, Fix, Position, Range
-from .edits import _split_keepends, text_edits
+from .edits import _split_keepends, newline_of, text_edits, with_newline
 
 Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
 Change = Callable[[cst.CSTNode], Replacement]
@@ -40,6 +40,8 @@ class Parsed:
     positions: Mapping[cst.CSTNode, CodeRange]
     parents: Mapping[cst.CSTNode, cst.CSTNode]
     offset: int = 0
+    # The line ending of the original text (libcst itself sees `\n` only).
+    file_newline: str = "\n"
     _by_range: dict[tuple[int, int, int, int], list[cst.CSTNode]] | None = field(default=None, repr=False)
 
     def range_of(self, node: cst.CSTNode) -> Range:
@@ -98,11 +100,16 @@ class Parsed:
 @functools.lru_cache(maxsize=8)
 def parse(text: str, offset: int = 0) -> Parsed:
     """The libcst module of `text` with positions and parents (cached: several fixes of one file
-    share it; libcst trees are immutable)."""
+    share it; libcst trees are immutable).
+
+    libcst sees the text with `\n` line endings (it does not keep a lone `\r`): positions
+    are the same, and `apply_edits` writes new lines with the file's own line ending."""
+    file_newline = newline_of(text)
+    text = with_newline(text, "\n")
     module = cst.parse_module(text)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     resolved = wrapper.resolve_many([PositionProvider, ParentNodeProvider])
-    return Parsed(text, module, resolved[PositionProvider], resolved[ParentNodeProvider], offset)
+    return Parsed(text, module, resolved[PositionProvider], resolved[ParentNodeProvider], offset, file_newline)
 
 
 def parse_region(text: str, tree: ast.Module, nodes: list[ast.AST], *, with_previous: bool = False) -> Parsed:
@@ -173,9 +180,10 @@ def rewrite(parsed: Parsed, changes: Mapping[cst.CSTNode, Change]) -> str:
 def make_fix(parsed: Parsed, new_code: str, title: str, applicability: Applicability) -> Fix | None:
     """The fix turning the parsed text (the file, or its region) into `new_code`, in file positions."""
     edits = text_edits(parsed.text, new_code)
-    if parsed.offset:
+    if parsed.offset or parsed.file_newline != "\n":
         edits = tuple(Edit(Range(Position(e.range.start.line + parsed.offset, e.range.start.column),
-                                 Position(e.range.end.line + parsed.offset, e.range.end.column)), e.new_text)
+                                 Position(e.range.end.line + parsed.offset, e.range.end.column)),
+                           with_newline(e.new_text, parsed.file_newline))
                       for e in edits)
     return Fix(title, applicability, edits) if edits else None
 

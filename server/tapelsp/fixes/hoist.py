@@ -83,6 +83,9 @@ class Plan:
     scope_kind: str = "module"  # "module" or "function" (the scope the function is defined in)
     noun: str = "tf.Variable"
     tree: ast.Module | None = None
+    # Where the attribute goes in an existing `__init__`: None at its end, else after the
+    # statement ending on this line (0: at its start).
+    init_after: int | None = None
 
     @property
     def reference(self) -> str:
@@ -214,6 +217,14 @@ def plan_hoist(tree: ast.Module, call: ast.Call, function: ast.FunctionDef | ast
         if init is not None and not _init_extendable(init):
             return None
         known = _attributes_set_in(init) if init else set()
+        if init is not None and any(isinstance(n, ast.Return) for n in _own_nodes(init)):
+            # Only statements before the first `return` run for sure.
+            known = set()
+            for stmt in init.body:
+                if any(isinstance(n, ast.Return) for n in [stmt, *_own_nodes(stmt)]):
+                    break
+                known |= {n.attr for n in [stmt, *_own_nodes(stmt)] if isinstance(n, ast.Attribute)
+                          and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and n.value.id == init_self}
         class_names = _class_body_names(classdef)
         if any(a not in known and a not in class_names for a in self_attrs):
             dependent = True
@@ -242,11 +253,17 @@ def plan_hoist(tree: ast.Module, call: ast.Call, function: ast.FunctionDef | ast
             stem = f"{function.name}_{local or base_name}"
             name = fresh([stem, f"_{stem}"], stem, used | _BUILTINS)
     init_assigns_name = bool(init) and name in _attributes_set_in(init)
+    init_after: int | None = None
+    if init:
+        where = _init_insertion(init, [] if guard else self_attrs)  # type: ignore[arg-type]
+        if where is False:
+            return None
+        init_after = where  # type: ignore[assignment]
     safe = not guard and not nested and not in_loop
     return Plan(call=call, function=function, stmt=stmt, form=form, dest=dest, guard=guard, name=name,
                 applicability=Applicability.SAFE if safe else Applicability.UNSAFE, local=local, loads=loads,
                 self_name=self_name, classdef=classdef, init=init or None, init_assigns_name=init_assigns_name,
-                scope_kind=scope_kind, tree=tree)
+                scope_kind=scope_kind, tree=tree, init_after=init_after)
 
 
 def _inside_loop(stmt: ast.AST, function: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
@@ -420,10 +437,33 @@ def _init_of(classdef: ast.ClassDef) -> ast.FunctionDef | None | bool:
 
 
 def _init_extendable(init: ast.FunctionDef) -> bool:
-    """Statements can be added at the end of `init`: an indented body and no `return` in it."""
+    """Statements can be added to `init`: an indented body, and a `self`."""
     if init.body and init.body[0].lineno == init.lineno:
         return False  # `def __init__(self): pass` on one line
-    return not any(isinstance(node, ast.Return) for node in _own_nodes(init)) and bool(_first_param(init))
+    return bool(_first_param(init))
+
+
+def _init_insertion(init: ast.FunctionDef, needed: list[str]) -> int | None | bool:
+    """Where in `init` the new attribute goes: None for its end (no `return` in it); else the
+    line of the statement to insert after (0: at its start), which is after `super().__init__(...)`
+    and after the statements setting `needed` attributes, with no `return` before it; False
+    when there is no such place."""
+    if not any(isinstance(node, ast.Return) for node in _own_nodes(init)):
+        return None
+    self_name = _first_param(init)
+    after = -1
+    for index, stmt in enumerate(init.body):
+        calls_super = any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                          and node.func.attr == "__init__" for node in ast.walk(stmt))
+        sets_needed = any(isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                          and node.attr in needed and isinstance(node.value, ast.Name) and node.value.id == self_name
+                          for node in ast.walk(stmt))
+        if calls_super or sets_needed:
+            after = index
+    if any(isinstance(node, ast.Return) for stmt in init.body[:after + 1] for node in _own_nodes(stmt)) \
+            or any(isinstance(stmt, ast.Return) for stmt in init.body[:after + 1]):
+        return False
+    return init.body[after].end_lineno or init.body[after].lineno if after >= 0 else 0
 
 
 def _attributes_set_in(function: ast.FunctionDef | None) -> set[str]:
@@ -639,7 +679,8 @@ def _is_docstring(statement: cst.CSTNode) -> bool:
 
 def _into_init(plan: Plan, parsed: cstu.Parsed, method: cst.FunctionDef, created: str,
                comments: list[cst.EmptyLine], trailing: cst.TrailingWhitespace | None, changes: dict) -> None:
-    """Add `created` (`self.v = ...`) at the end of `__init__`, creating `__init__` if needed."""
+    """Add `created` (`self.v = ...`) to `__init__` (at its end, or where `plan.init_after` says),
+    creating `__init__` if needed."""
     nl, indent = parsed.newline, parsed.indent
     class_block = parsed.parent(method)
     classdef = parsed.parent(class_block) if class_block is not None else None
@@ -654,8 +695,17 @@ def _into_init(plan: Plan, parsed: cstu.Parsed, method: cst.FunctionDef, created
         new = _with_comments(parsed.statement(statement_text + nl), comments, trailing)
         if not isinstance(init.body, cst.IndentedBlock):
             raise cstu.FixNotPossible("a one-line __init__")
+        block = init.body
+        at = len(block.body)
+        if plan.init_after is not None:
+            at = 1 if block.body and _is_docstring(block.body[0]) else 0
+            for index, statement in enumerate(block.body):
+                if parsed.range_of(statement).start.line + 1 <= plan.init_after:
+                    at = max(at, index + 1)
+
         def append(updated):
-            return updated.with_changes(body=list(updated.body) + [new])
+            body = list(updated.body)
+            return updated.with_changes(body=body[:at] + [new] + body[at:])
 
         _add_change(changes, init.body, append)
         return
