@@ -2,16 +2,18 @@ from __future__ import annotations
 
 import ast
 
-from ..facts.dataflow import Def, inside, position
-from ..model import Severity
+from ..facts.dataflow import Def, end_position, inside, position
+from ..model import Applicability, Severity
 from ..versions import VersionRange
 from ._tape_gradcalls import (
     GradCall,
     gradient_calls,
+    mentions,
     recorded,
     stop_recording_around,
     tape_item_range_node,
 )
+from ._fixes import dedent_safe, release_point
 from .base import Context, Proof, Rule, invalid, valid
 
 PERSISTENT_WARNING = ("Calling GradientTape.gradient on a persistent tape inside its context is significantly "
@@ -63,6 +65,7 @@ class GradientInsideBlock(Rule):
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape",)
+    fixable = True
     examples = (
         invalid("""
             import tensorflow as tf
@@ -79,7 +82,22 @@ class GradientInsideBlock(Rule):
                 assert float(actor_grad) == 2.0 and float(critic_grad) == 3.0
                 # the gradient ops were recorded on the tape: it can even differentiate them
                 assert float(tape.gradient(actor_grad, actor)) == 2.0
-            """)),
+            """),
+            fixed="""
+            import tensorflow as tf
+
+            actor = tf.Variable(1.0)
+            critic = tf.Variable(2.0)
+            with tf.GradientTape(persistent=True) as tape:
+                actor_loss = actor * actor
+                critic_loss = critic * 3.0
+            actor_grad = tape.gradient(actor_loss, actor)
+            critic_grad = tape.gradient(critic_loss, critic)
+        """, fixed_proof=Proof(check="""
+            assert float(actor_grad) == 2.0 and float(critic_grad) == 3.0
+            # computed after the block: nothing of the gradient computation was recorded
+            assert tape.gradient(actor_grad, actor) is None
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -89,19 +107,73 @@ class GradientInsideBlock(Rule):
                 g_first = tape.gradient(first, w)
                 second = w * 5.0
             g_second = tape.gradient(second, w)
-        """, 6, "a non-persistent tape stops recording at the first call; the second call raises",
-            proof=Proof(raises=("RuntimeError", REUSE_MESSAGE))),
+        """, 6, "a non-persistent tape stops recording at the first call; the second call raises: the fix "
+                "moves the call out and makes the tape persistent",
+            proof=Proof(raises=("RuntimeError", REUSE_MESSAGE)),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            with tf.GradientTape(persistent=True) as tape:
+                first = w * w
+                second = w * 5.0
+            g_first = tape.gradient(first, w)
+            g_second = tape.gradient(second, w)
+            del tape
+        """, fixed_proof=Proof(check="assert float(g_first) == 6.0 and float(g_second) == 5.0")),
         invalid("""
             import tensorflow as tf
 
             x = tf.Variable(1.0)
             with tf.GradientTape(persistent=True) as tape:
                 for step in range(3):
-                    y = x * float(step)
+                    y = x * x * float(step)
                     g = tape.gradient(y, x)
-            del tape
-        """, 7, "a gradient per step of a loop inside a persistent tape",
-            proof=Proof(check="assert float(g) == 2.0")),
+        """, 7, "a gradient per step of a loop inside a persistent tape: the fix pauses the recording around it",
+            proof=Proof(check="""
+                assert float(g) == 4.0
+                # the gradient computation was recorded: d(g)/dx = 2 * step
+                assert float(tape.gradient(g, x)) == 4.0
+            """),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.Variable(1.0)
+            with tf.GradientTape(persistent=True) as tape:
+                for step in range(3):
+                    y = x * x * float(step)
+                    with tape.stop_recording():
+                        g = tape.gradient(y, x)
+        """, fixed_proof=Proof(check="assert float(g) == 4.0 and tape.gradient(g, x) is None")),
+        invalid("""
+            import tensorflow as tf
+
+            actor = tf.Variable(1.0)
+            critic = tf.Variable(2.0)
+            with tf.GradientTape(persistent=True) as tape:
+                actor_loss = actor * actor
+                actor_grad = tape.gradient(actor_loss, actor)
+                grad_size = tf.abs(actor_grad)
+                critic_loss = critic * 3.0
+            critic_grad = tape.gradient(critic_loss, critic)
+        """, 7, "the result is used further down the block: it cannot move, the recording is paused instead",
+            proof=Proof(check="assert float(tape.gradient(actor_grad, actor)) == 2.0"),
+            fixed="""
+            import tensorflow as tf
+
+            actor = tf.Variable(1.0)
+            critic = tf.Variable(2.0)
+            with tf.GradientTape(persistent=True) as tape:
+                actor_loss = actor * actor
+                with tape.stop_recording():
+                    actor_grad = tape.gradient(actor_loss, actor)
+                grad_size = tf.abs(actor_grad)
+                critic_loss = critic * 3.0
+            critic_grad = tape.gradient(critic_loss, critic)
+        """, fixed_proof=Proof(check="""
+            assert float(actor_grad) == 2.0 and float(critic_grad) == 3.0 and float(grad_size) == 2.0
+            assert tape.gradient(actor_grad, actor) is None
+        """)),
         valid("""
             import tensorflow as tf
 
@@ -185,7 +257,70 @@ class GradientInsideBlock(Rule):
             ctx.related(tape_item_range_node(entry), f"the tape `{call.name}`"),
             ctx.related(fed.stmt, "recorded after the call"),
             ctx.related(later.node, "the later gradient call"),
-        ])
+        ], fix=_offer(ctx, call, later))
+
+
+def _offer(ctx: Context, call: GradCall, later: GradCall):
+    """Move the call's statement after the block when nothing below in the block needs it (for a
+    non-persistent tape, also `persistent=True` and `del`, as two calls then follow the block);
+    else, on a persistent tape, compute it under `tape.stop_recording()`. Both safe: the same
+    gradients, and the rule has checked that nothing differentiates this one."""
+    entry = call.entry
+    if entry is None or not isinstance(entry.node, (ast.With, ast.AsyncWith)):
+        return None
+    with_node = entry.node
+    body = with_node.body
+    innermost = call.index.statement(call.node)
+    k = next((i for i, stmt in enumerate(body) if stmt is innermost), None)
+    text = ctx.facts.source.text
+    name = call.name
+    if k is not None and dedent_safe(innermost, call.node, body[k + 1:]):  # type: ignore[arg-type]
+        stmt = innermost
+        if call.persistent:
+            def build_dedent():
+                from ..fixes.move import dedent_fix
+
+                return dedent_fix(text, stmt, with_node, f"Call `{call.label()}` after the `with` block",  # type: ignore[arg-type]
+                                  Applicability.SAFE)
+            return build_dedent
+        if call.persistent is False and later is not call and position(later.node) >= end_position(with_node) \
+                and not any(mentions(s, name) for s in body[k + 1:]):
+            return _dedent_persistent(ctx, call, stmt, with_node)  # type: ignore[arg-type]
+        return None
+    if call.persistent and isinstance(innermost, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr)) \
+            and stop_recording_around(call.index, call.node, name) is None:
+        def build_pause():
+            from ..fixes.move import stop_recording_fix
+
+            return stop_recording_fix(text, innermost, name,  # type: ignore[arg-type]
+                                      f"Compute the gradient under `{name}.stop_recording()`", Applicability.SAFE)
+        return build_pause
+    return None
+
+
+def _dedent_persistent(ctx: Context, call: GradCall, stmt: ast.stmt, with_node: ast.With | ast.AsyncWith):
+    binding = call.binding
+    tape_call = binding.call
+    if tape_call is None or "." in call.name or any(isinstance(a, ast.Starred) for a in tape_call.args) \
+            or any(k.arg is None for k in tape_call.keywords):
+        return None
+    persistent = binding.persistent
+    if persistent is not None and not (isinstance(persistent, ast.Constant) and persistent.value is False):
+        return None
+    found, after = release_point(binding, call.index, call.name)
+    if not found:
+        return None
+    text = ctx.facts.source.text
+    name = call.name
+
+    def build():
+        from ..fixes.move import dedent_fix
+
+        return dedent_fix(text, stmt, with_node,
+                          f"Call `{call.label()}` after the `with` block, with a persistent tape",
+                          Applicability.SAFE, tape_call=tape_call, persistent=persistent, make_it_persistent=True,
+                          release_after=after, name=name)
+    return build
 
 
 def _later_use(call: GradCall, all_calls: list[GradCall]) -> tuple[GradCall, Def] | None:
