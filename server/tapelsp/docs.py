@@ -54,15 +54,18 @@ def _examples_markdown(rule: type[Rule]) -> str:
         title = f": {example.title}" if example.title else ""
         version = f", TensorFlow {example.tensorflow_version}" if example.tensorflow_version else ""
         out.append(f"*{kind}{where}{version}{title}*\n\n```python\n{example.source}```\n")
+        if example.fixed is not None:
+            out.append(f"*after `tapelsp --check --fix --unsafe-fixes`*\n\n```python\n{example.fixed}```\n")
     return "\n".join(out)
 
 
 def rules_markdown() -> str:
     parts = ["# tapelsp rules\n",
              "Generated from the rules themselves by `python -m tapelsp.docs`; do not edit by hand.\n",
-             "| code | name | severity | summary |", "|---|---|---|---|"]
+             "| code | name | severity | fix | summary |", "|---|---|---|---|---|"]
     for rule in all_rules():
-        parts.append(f"| [{rule.code}](#{anchor(rule)}) | {rule.name} | {rule.severity.label} | {rule.summary} |")
+        fix = "yes" if rule.fixable else ""
+        parts.append(f"| [{rule.code}](#{anchor(rule)}) | {rule.name} | {rule.severity.label} | {fix} | {rule.summary} |")
     parts.append("")
     family = None
     for rule in all_rules():
@@ -75,7 +78,8 @@ def rules_markdown() -> str:
             body = "#### " + body[3:]
         parts.append(f'<a id="{anchor(rule)}"></a>\n')
         parts.append(f"### {rule.code} {rule.name}\n")
-        parts.append(f"{rule.summary}. Severity: {rule.severity.label}. Applies to {_versions(rule)}.\n")
+        fix = " Fix: available (`--fix`)." if rule.fixable else ""
+        parts.append(f"{rule.summary}. Severity: {rule.severity.label}. Applies to {_versions(rule)}.{fix}\n")
         parts.append(body + "\n")
         if rule.examples:
             parts.append("#### Examples checked by the test suite\n")
