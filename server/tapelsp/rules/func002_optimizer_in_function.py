@@ -5,8 +5,10 @@ import ast
 from ..facts.model import Scope, TfFunction
 from ..model import Severity
 from ..versions import Version, VersionRange
+from ._func_fixes import hoist_offer
 from ._guards import created_lazily, eager_context, used_after_construction, variable_error
 from ._values import Caller, Values, function_label, is_method, positional_params, values_for
+from ._fixes import unfixed
 from .base import Context, Proof, Rule, invalid, valid
 
 _USES = ("apply_gradients", "minimize")
@@ -66,6 +68,7 @@ class OptimizerInFunction(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     triggers = ("optimizers", "Optimizer")
+    fixable = True
     examples = (
         invalid("""
             import tensorflow as tf
@@ -83,9 +86,29 @@ class OptimizerInFunction(Rule):
                 return loss
 
             loss = train_step(tf.ones([4, 3]), tf.zeros([4, 1]))
-        """, 8, "an optimizer made on every trace",
-            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables created on the first call"))),
-        invalid("""
+        """, 8, "an optimizer made on every trace; the fix makes it once, before the function",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables created on the first call")),
+            fixed="""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.build((None, 3))
+            optimizer = tf.keras.optimizers.Adam(1e-3)
+
+            @tf.function
+            def train_step(x, y):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.square(model(x) - y))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                return loss
+
+            loss = train_step(tf.ones([4, 3]), tf.zeros([4, 1]))
+        """, fixed_proof=Proof(check="""
+            second = train_step(tf.ones([4, 3]), tf.zeros([4, 1]))
+            assert int(optimizer.iterations) == 2 and float(second) < float(loss)
+        """)),
+        unfixed(invalid("""
             import tensorflow as tf
 
             generator = tf.keras.Sequential([tf.keras.layers.Dense(2)])
@@ -106,9 +129,10 @@ class OptimizerInFunction(Rule):
             x = tf.ones([4, 2])
             apply_step(gen_opt, generator, x)
             apply_step(disc_opt, discriminator, x)
-        """, 20, "a GAN's two optimizers through one tf.function",
-            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
-        invalid("""
+        """, 20, "a GAN's two optimizers through one tf.function (no fix: one tf.function per optimizer is a "
+                 "design choice)",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")))),
+        unfixed(invalid("""
             import tensorflow as tf
 
             class GAN(tf.Module):
@@ -136,7 +160,7 @@ class OptimizerInFunction(Rule):
             gan = GAN()
             gan.train(tf.ones([4, 2]))
         """, 23, "the same with a tf.function method and optimizers held by the instance",
-            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")))),
         invalid("""
             import tensorflow as tf
 
@@ -152,7 +176,71 @@ class OptimizerInFunction(Rule):
 
             step()
         """, 7, "a TF1 optimizer creates its slots when it is applied",
-            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(1.0)
+            opt = tf.compat.v1.train.AdamOptimizer(0.1)
+
+            @tf.function
+            def step():
+                with tf.GradientTape() as tape:
+                    loss = w * w
+                opt.apply_gradients([(tape.gradient(loss, w), w)])
+                return loss
+
+            step()
+        """, fixed_proof=Proof(check="""
+            step()
+            assert abs(float(w) - 0.8) < 1e-3, float(w)
+        """)),
+        invalid("""
+            import tensorflow as tf
+
+            class Trainer(tf.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.w = tf.Variable(2.0)
+
+                @tf.function
+                def step(self, lr):
+                    # the learning rate comes with the call
+                    optimizer = tf.keras.optimizers.SGD(lr, momentum=0.9)
+                    with tf.GradientTape() as tape:
+                        loss = self.w * self.w
+                    optimizer.apply_gradients([(tape.gradient(loss, self.w), self.w)])
+                    return loss
+
+            trainer = Trainer()
+            trainer.step(0.1)
+        """, 11, "an optimizer built from the call's arguments: the fix creates it on the first call only (unsafe)",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")),
+            fixed="""
+            import tensorflow as tf
+
+            class Trainer(tf.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.w = tf.Variable(2.0)
+                    self.optimizer_2 = None
+
+                @tf.function
+                def step(self, lr):
+                    # the learning rate comes with the call
+                    if self.optimizer_2 is None:
+                        self.optimizer_2 = tf.keras.optimizers.SGD(lr, momentum=0.9)
+                    with tf.GradientTape() as tape:
+                        loss = self.w * self.w
+                    self.optimizer_2.apply_gradients([(tape.gradient(loss, self.w), self.w)])
+                    return loss
+
+            trainer = Trainer()
+            trainer.step(0.1)
+        """, fixed_proof=Proof(check="""
+            trainer.step(0.1)
+            assert float(trainer.w) < 1.7 and int(trainer.optimizer_2.iterations) == 2
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -165,7 +253,18 @@ class OptimizerInFunction(Rule):
                     loss = w * w
                 optimizer.apply_gradients([(tape.gradient(loss, w), w)])
         """, 7, "TensorFlow 2.6: Keras 2 optimizers made their variables when first applied",
-            tensorflow_version="2.6"),
+            tensorflow_version="2.6", fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(1.0)
+            optimizer = tf.keras.optimizers.Adam(1e-3)
+
+            @tf.function
+            def train_step():
+                with tf.GradientTape() as tape:
+                    loss = w * w
+                optimizer.apply_gradients([(tape.gradient(loss, w), w)])
+        """),
         valid("""
             import tensorflow as tf
 
@@ -274,6 +373,7 @@ class OptimizerInFunction(Rule):
                 f"ValueError \"{wording}\" Construct the optimizer once outside the function (in `__init__` or "
                 "at module level), or behind a first-call guard (`if self.optimizer is None:`).",
                 related=related,
+                fix=_hoist(ctx, site, traced.node),
             )
 
     def _creates_variables(self, call: ast.Call, scope: Scope, values: Values) -> ast.AST | bool | None:
@@ -351,6 +451,17 @@ class OptimizerInFunction(Rule):
                 momentum = origin.args[1]
             return momentum is not None and not (isinstance(momentum, ast.Constant) and momentum.value == 0)
         return True
+
+
+def _hoist(ctx: Context, site, traced_node: ast.AST | None):
+    """Construct the optimizer once: in `__init__`, before the function, or behind a first-call
+    guard when its arguments need the call (hoist.py decides, and says safe or unsafe)."""
+    function = site.scope.function
+    if function is None or function.node is not traced_node:
+        return None
+    qualname = ctx.facts.imports.resolve(site.node.func) or ""
+    noun = f"optimizer `{qualname.rsplit('.', 1)[-1]}`" if qualname else "optimizer"
+    return hoist_offer(ctx, site.node, traced_node, noun=noun, base_name="optimizer")
 
 
 def _built_beforehand(expr: ast.expr, facts) -> bool:
