@@ -4,6 +4,7 @@ import ast
 
 from ..model import Severity
 from ..versions import VersionRange
+from ._func_fixes import hoist_offer, snake_case
 from ._guards import created_lazily, eager_context, parents, used_after_construction, variable_error
 from ._values import Values, function_label, values_for
 from .base import Context, Proof, Rule, invalid, valid
@@ -74,6 +75,7 @@ class LayerInFunction(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     triggers = ("Layer", "layers", "Sequential", "Model", "applications")
+    fixable = True
     examples = (
         invalid("""
             import tensorflow as tf
@@ -84,8 +86,23 @@ class LayerInFunction(Rule):
                 return tf.reduce_sum(hidden)
 
             y = forward(tf.ones([2, 3]))
-        """, 5, "a Dense layer made and called in the traced body",
-            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables created on the first call"))),
+        """, 5, "a Dense layer made and called in the traced body; the fix makes it once, before the function",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables created on the first call")),
+            fixed="""
+            import tensorflow as tf
+
+            forward_dense = tf.keras.layers.Dense(8, activation="relu")
+
+            @tf.function
+            def forward(x):
+                hidden = forward_dense(x)
+                return tf.reduce_sum(hidden)
+
+            y = forward(tf.ones([2, 3]))
+        """, fixed_proof=Proof(check="""
+            assert float(forward(tf.ones([2, 3]))) == float(y), "the same weights on every call"
+            assert len(forward_dense.trainable_variables) == 2
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -102,7 +119,27 @@ class LayerInFunction(Rule):
             head = Head()
             out = head(tf.ones([2, 3]))
         """, 10, "a sublayer created in a traced method instead of __init__",
-            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")),
+            fixed="""
+            import tensorflow as tf
+
+            class Head(tf.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.base = tf.keras.layers.Dense(4)
+                    self.norm = tf.keras.layers.LayerNormalization()
+
+                @tf.function
+                def __call__(self, x):
+                    return self.norm(self.base(x))
+
+            head = Head()
+            out = head(tf.ones([2, 3]))
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            assert out.shape == (2, 4) and np.allclose(head(tf.ones([2, 3])).numpy(), out.numpy())
+            assert len(head.base.trainable_variables) + len(head.norm.trainable_variables) == 4
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -116,7 +153,24 @@ class LayerInFunction(Rule):
 
             s = score(tf.ones([2, 3]))
         """, 5, "a whole Sequential model, reported once where it is built",
-            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")),
+            fixed="""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([
+                tf.keras.layers.Dense(4, activation="relu"),
+                tf.keras.layers.Dense(1),
+            ])
+
+            @tf.function
+            def score(x):
+                return model(x)
+
+            s = score(tf.ones([2, 3]))
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            assert s.shape == (2, 1) and np.allclose(score(tf.ones([2, 3])).numpy(), s.numpy())
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -126,7 +180,23 @@ class LayerInFunction(Rule):
 
             y = noisy(tf.ones([2, 3]))
         """, 5, "Keras 3's Dropout holds a seed variable",
-            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")),
+            fixed="""
+            import tensorflow as tf
+
+            noisy_dropout = tf.keras.layers.Dropout(0.5)
+
+            @tf.function
+            def noisy(x):
+                return noisy_dropout(x, training=True)
+
+            y = noisy(tf.ones([2, 3]))
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            masks = [noisy(tf.ones([64])).numpy() for _ in range(3)]
+            assert set(np.unique(np.concatenate(masks)).tolist()) <= {0.0, 2.0}
+            assert not all((m == masks[0]).all() for m in masks), "a new mask on every call"
+        """)),
         invalid("""
             import tensorflow as tf
 
@@ -137,15 +207,72 @@ class LayerInFunction(Rule):
                 return x
 
             y = forward(tf.ones([2, 3]), True)
-        """, 6, "a flag argument is not a first-call guard",
-            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
+        """, 6, "a flag argument is not a first-call guard; moving the layer out of the `if` is unsafe",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")),
+            fixed="""
+            import tensorflow as tf
+
+            forward_batch_normalization = tf.keras.layers.BatchNormalization()
+
+            @tf.function
+            def forward(x, training):
+                if training:
+                    x = forward_batch_normalization(x, training=True)
+                return x
+
+            y = forward(tf.ones([2, 3]), True)
+        """, fixed_proof=Proof(check="""
+            z = forward(tf.ones([2, 3]), True)
+            assert y.shape == z.shape == (2, 3) and len(forward_batch_normalization.variables) == 4
+        """)),
+        invalid("""
+            import tensorflow as tf
+
+            class Projection(tf.Module):
+                @tf.function
+                def __call__(self, x):
+                    dense = tf.keras.layers.Dense(x.shape[-1] * 2)
+                    return dense(x)
+
+            project = Projection()
+            out = project(tf.ones([2, 3]))
+        """, 6, "a layer sized from the input: the fix creates it on the first call only (unsafe)",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")),
+            fixed="""
+            import tensorflow as tf
+
+            class Projection(tf.Module):
+                def __init__(self, *args, **kwargs):
+                    super().__init__(*args, **kwargs)
+                    self._dense = None
+
+                @tf.function
+                def __call__(self, x):
+                    if self._dense is None:
+                        self._dense = tf.keras.layers.Dense(x.shape[-1] * 2)
+                    return self._dense(x)
+
+            project = Projection()
+            out = project(tf.ones([2, 3]))
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            assert out.shape == (2, 6) and np.allclose(project(tf.ones([2, 3])).numpy(), out.numpy())
+        """)),
         invalid("""
             import tensorflow as tf
 
             @tf.function
             def forward(x):
                 return tf.keras.layers.Dense(8)(x)
-        """, 5, "TensorFlow 2.6 and older word the error differently", tensorflow_version="2.6"),
+        """, 5, "TensorFlow 2.6 and older word the error differently", tensorflow_version="2.6", fixed="""
+            import tensorflow as tf
+
+            forward_dense = tf.keras.layers.Dense(8)
+
+            @tf.function
+            def forward(x):
+                return forward_dense(x)
+        """),
         valid("""
             import tensorflow as tf
 
@@ -230,7 +357,20 @@ class LayerInFunction(Rule):
                 "once outside the function (in `__init__`/`build`, or at module level) and only call it here, "
                 "or create it behind a first-call guard (`if self.layer is None:`).",
                 related=related,
+                fix=_hoist(ctx, site, traced.node),
             )
+
+
+def _hoist(ctx: Context, site, traced_node: ast.AST | None):
+    """Construct the layer or model once: in `__init__`, before the function, or behind a
+    first-call guard when its arguments need the call (hoist.py decides safe or unsafe)."""
+    function = site.scope.function
+    if function is None or function.node is not traced_node:
+        return None
+    func = site.node.func
+    last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "layer"
+    base = "model" if last in ("Sequential", "Model") else snake_case(last)
+    return hoist_offer(ctx, site.node, traced_node, noun=f"`{last}`", base_name=base)
 
 
 def _stateful_construction(call: ast.Call, values: Values) -> str | None:
