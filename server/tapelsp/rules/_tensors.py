@@ -260,8 +260,8 @@ def _tensor_attributes(facts: Facts) -> set[str]:
     cache = facts.__dict__.get("_issue4_tensor_attributes")
     if cache is None:
         values: dict[str, list[ast.expr]] = {}
-        for node in ast.walk(facts.tree):
-            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+        for node in assignments(facts):
+            if node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
@@ -276,6 +276,15 @@ def _tensor_attributes(facts: Facts) -> set[str]:
             if ops and not plain:
                 cache.add(key)
         facts.__dict__["_issue4_tensor_attributes"] = cache
+    return cache
+
+
+def assignments(facts: Facts) -> list[ast.Assign | ast.AnnAssign]:
+    """Every `=` and annotated assignment of the file, in one walk shared by the rules."""
+    cache = facts.__dict__.get("_issue4_assignments")
+    if cache is None:
+        cache = [node for node in ast.walk(facts.tree) if isinstance(node, (ast.Assign, ast.AnnAssign))]
+        facts.__dict__["_issue4_assignments"] = cache
     return cache
 
 
@@ -370,31 +379,90 @@ def calls_of(facts: Facts, node: ast.AST) -> list:
     names: set[str] = set()
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         names.add(node.name)
-    for tf_fn in facts.tf_functions:
-        if tf_fn.node is node and tf_fn.kind == "call":
-            for binding in facts.bindings:
-                if binding.kind == "tf_function" and binding.value is tf_fn.origin:
-                    names.add(binding.name.rsplit(".", 1)[-1])
+    names.update(_wrapped_names(facts).get(id(node), ()))
     if not names:
         return []
-    method = is_method(facts, node)
-    instances: set[str] = set()
-    if method and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("__call__", "call"):
-        # `obj(x)` calls `__call__` (and, for Keras layers, `call`) of obj's class.
-        owner = facts.function_scopes[node].parent.node  # type: ignore[union-attr]
-        for binding in facts.bindings:
-            value = binding.value
-            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
-                    and value.func.id == getattr(owner, "name", None):
-                instances.add(binding.name)
+    index = calls_by_callee(facts)
+    if not is_method(facts, node):
+        return [site for name in names for site in index.get(("name", name), ())]
+    owner = facts.function_scopes[node].parent.node  # type: ignore[union-attr]
+    owner_name = getattr(owner, "name", "")
+    instances = _instances(facts).get(owner_name, set())
+    unique = all(_method_owners(facts).get(name, set()) <= {owner_name} for name in names)
     out = []
-    for site in facts.calls:
-        func = site.node.func
-        if method:
-            if isinstance(func, ast.Attribute) and func.attr in names:
-                out.append(site)
-            elif dotted(func) in instances:
-                out.append(site)
-        elif isinstance(func, ast.Name) and func.id in names:
+    for name in names:
+        if unique:
+            candidates = index.get(("attr", name), ())
+        else:
+            candidates = [site for receiver in ("self", "cls", *instances)
+                          for site in index.get(("dotted", f"{receiver}.{name}"), ())]
+        for site in candidates:
+            if site.receiver in ("self", "cls") and site.scope.enclosing_class is not owner:
+                continue
             out.append(site)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("__call__", "call"):
+        # `obj(x)` calls `__call__` (and, for Keras layers, `call`) of obj's class.
+        for instance in instances:
+            out.extend(index.get(("dotted", instance), ()))
     return out
+
+
+def _wrapped_names(facts: Facts) -> dict[int, set[str]]:
+    """A def (by id) -> the names `step = tf.function(f)` bound its tf.function to."""
+    cache = facts.__dict__.get("_issue4_wrapped_names")
+    if cache is None:
+        cache = {}
+        origins = {id(b.value): b.name.rsplit(".", 1)[-1] for b in facts.bindings if b.kind == "tf_function"}
+        for tf_fn in facts.tf_functions:
+            if tf_fn.kind == "call" and tf_fn.node is not None and id(tf_fn.origin) in origins:
+                cache.setdefault(id(tf_fn.node), set()).add(origins[id(tf_fn.origin)])
+        facts.__dict__["_issue4_wrapped_names"] = cache
+    return cache
+
+
+def _instances(facts: Facts) -> dict[str, set[str]]:
+    """Class name -> the names (`agent`, `self.model`) assigned an instance of it in this file."""
+    cache = facts.__dict__.get("_issue4_instances")
+    if cache is None:
+        cache = {}
+        for stmt in assignments(facts):
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
+                    and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id in facts.classes:
+                for target in stmt.targets:
+                    name = dotted(target)
+                    if name is not None:
+                        cache.setdefault(stmt.value.func.id, set()).add(name)
+        facts.__dict__["_issue4_instances"] = cache
+    return cache
+
+
+def _method_owners(facts: Facts) -> dict[str, set[str]]:
+    """Method name -> the classes of this file that define it."""
+    cache = facts.__dict__.get("_issue4_method_owners")
+    if cache is None:
+        cache = {}
+        for name, cls in facts.classes.items():
+            for stmt in cls.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    cache.setdefault(stmt.name, set()).add(name)
+        facts.__dict__["_issue4_method_owners"] = cache
+    return cache
+
+
+def calls_by_callee(facts: Facts) -> dict[tuple[str, str], list]:
+    """Calls by `("name", f)` for `f(...)`, `("attr", m)` for `x.m(...)`, `("dotted", "a.b")` for `a.b(...)`."""
+    cache = facts.__dict__.get("_issue4_calls_by_callee")
+    if cache is None:
+        cache = {}
+        for site in facts.calls:
+            func = site.node.func
+            if isinstance(func, ast.Name):
+                cache.setdefault(("name", func.id), []).append(site)
+                cache.setdefault(("dotted", func.id), []).append(site)
+            elif isinstance(func, ast.Attribute):
+                cache.setdefault(("attr", func.attr), []).append(site)
+                name = dotted(func)
+                if name is not None:
+                    cache.setdefault(("dotted", name), []).append(site)
+        facts.__dict__["_issue4_calls_by_callee"] = cache
+    return cache

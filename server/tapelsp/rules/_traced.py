@@ -24,9 +24,8 @@ def traced_functions(facts: Facts, tf_function: TfFunction) -> set[ast.AST]:
     if tf_function.node is None:
         cache[key] = found
         return found
-    for node, scope in facts.function_scopes.items():
-        if scope.traced_by is tf_function:
-            found.add(node)
+    found.update(_lexically_traced(facts).get(id(tf_function), ()))
+    children = _children(facts)
     module_defs, class_defs = _definitions(facts)
     pending = list(found)
     while pending:
@@ -49,11 +48,14 @@ def traced_functions(facts: Facts, tf_function: TfFunction) -> set[ast.AST]:
             if target_scope is not None and target_scope.tf_function is not None:
                 continue  # another tf.function: a graph of its own
             found.add(target)
-            for inner, inner_scope in facts.function_scopes.items():
-                if _nested_in(inner_scope, target) and inner not in found:
+            pending.append(target)
+            nested = list(children.get(id(target), ()))
+            while nested:
+                inner = nested.pop()
+                if inner not in found:
                     found.add(inner)
                     pending.append(inner)
-            pending.append(target)
+                    nested.extend(children.get(id(inner), ()))
     cache[key] = found
     return found
 
@@ -63,13 +65,32 @@ def runs_in_trace(facts: Facts, scope: Scope, tf_function: TfFunction) -> bool:
     return function is not None and function.node in traced_functions(facts, tf_function)
 
 
-def _nested_in(scope: Scope, node: ast.AST) -> bool:
-    parent = scope.parent
-    while parent is not None:
-        if parent.node is node:
-            return True
-        parent = parent.parent
-    return False
+def _lexically_traced(facts: Facts) -> dict[int, list[ast.AST]]:
+    """tf.function (by id) -> the defs and lambdas whose `traced_by` it is."""
+    cache = facts.__dict__.get("_issue4_lexically_traced")
+    if cache is None:
+        cache = {}
+        for node, scope in facts.function_scopes.items():
+            traced = scope.traced_by
+            if traced is not None:
+                cache.setdefault(id(traced), []).append(node)
+        facts.__dict__["_issue4_lexically_traced"] = cache
+    return cache
+
+
+def _children(facts: Facts) -> dict[int, list[ast.AST]]:
+    """A def or lambda (by id) -> the defs and lambdas directly nested in it (through classes too)."""
+    cache = facts.__dict__.get("_issue4_function_children")
+    if cache is None:
+        cache = {}
+        for node, scope in facts.function_scopes.items():
+            parent = scope.parent
+            while parent is not None and parent.kind == "class":
+                parent = parent.parent
+            if parent is not None and parent.kind in ("function", "lambda"):
+                cache.setdefault(id(parent.node), []).append(node)
+        facts.__dict__["_issue4_function_children"] = cache
+    return cache
 
 
 def _definitions(facts: Facts) -> tuple[dict[str, ast.AST], dict[tuple[int, str], ast.AST]]:

@@ -310,42 +310,72 @@ def _mutated_outside(facts: Facts, key: str, owner: ast.ClassDef | None, traced:
     attribute = key.startswith("self.")
     if not attribute and key not in _module_names(facts):
         return None
-    for scope in facts.scopes:
-        if scope.kind in ("class", "lambda"):
+    index = _all_mutations(facts)
+    if attribute:
+        if owner is None:
+            return None
+        candidates = index.get((key, id(owner)), []) + index.get((f"rebind:{key}", id(owner)), [])
+    else:
+        candidates = index.get((key, None), [])
+    for function, found in candidates:
+        if function is not None and function in traced:
             continue
-        function = scope.function
-        if function is not None and function.node in traced:
+        if attribute and function in _setup_methods(facts, owner):  # type: ignore[arg-type]
             continue
-        if attribute:
-            if scope.enclosing_class is not owner or owner is None or function is None:
-                continue
-            if function.node in _setup_methods(facts, owner):
-                continue
-        body_owner = function.node if function is not None else facts.tree
-        found = _mutation_in(body_owner, key, allow_rebind=attribute)
-        if found is not None:
-            return found
+        return found
     return None
 
 
-def _mutation_in(owner: ast.AST, key: str, allow_rebind: bool) -> _Mutation | None:
+def _all_mutations(facts: Facts) -> dict[tuple[str, int | None], list[tuple[ast.AST | None, _Mutation]]]:
+    """(key, id of the class for `self.` keys) -> the bodies (None: the module's) that change it."""
+    cache = facts.__dict__.get("_func016_all_mutations")
+    if cache is None:
+        cache = {}
+        bodies: list[tuple[ast.AST | None, int | None]] = [(None, None)]
+        for node, scope in facts.function_scopes.items():
+            if scope.kind == "function":
+                owner = scope.enclosing_class
+                bodies.append((node, id(owner) if owner is not None else None))
+        for body, owner_id in bodies:
+            for key, mutation in _mutations_in(facts, body if body is not None else facts.tree).items():
+                bare = key.split(":", 1)[-1]
+                scope_id = owner_id if bare.startswith(("self.", "cls.")) else None
+                cache.setdefault((key, scope_id), []).append((body, mutation))
+        facts.__dict__["_func016_all_mutations"] = cache
+    return cache
+
+
+def _mutations_in(facts: Facts, owner: ast.AST) -> dict[str, _Mutation]:
+    """The first change of each container or attribute in one body, by key (cached per body)."""
+    cache = facts.__dict__.setdefault("_func016_mutations", {})
+    found = cache.get(id(owner))
+    if found is not None:
+        return found
+    found = {}
     body = owner.body if isinstance(getattr(owner, "body", None), list) else []
     for node in walk_body(body):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS \
-                and _container(node.func.value) == key:
-            return _Mutation(node, f"is changed by `.{node.func.attr}()`")
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
+            key = _container(node.func.value)
+            if key is not None:
+                found.setdefault(key, _Mutation(node, f"is changed by `.{node.func.attr}()`"))
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
             for target in targets:
-                if isinstance(target, ast.Subscript) and _container(target.value) == key:
-                    return _Mutation(node, "is changed by item assignment")
-                if allow_rebind and dotted(target) == key:
-                    if isinstance(node, ast.AugAssign):
-                        return _Mutation(node, "is updated")
-                    if isinstance(node, ast.Assign) and any(dotted(n) == key for n in ast.walk(node.value)
-                                                            if isinstance(n, (ast.Attribute, ast.Name))):
-                        return _Mutation(node, "is updated")
-    return None
+                if isinstance(target, ast.Subscript):
+                    key = _container(target.value)
+                    if key is not None:
+                        found.setdefault(key, _Mutation(node, "is changed by item assignment"))
+                    continue
+                key = dotted(target)
+                if key is None:
+                    continue
+                if isinstance(node, ast.AugAssign) or (
+                        isinstance(node, ast.Assign) and any(dotted(n) == key for n in ast.walk(node.value)
+                                                             if isinstance(n, (ast.Attribute, ast.Name)))):
+                    # Rebinding a global is FUNC011's finding; for attributes it is this rule's.
+                    found.setdefault(f"rebind:{key}", _Mutation(node, "is updated"))
+    cache[id(owner)] = found
+    return found
 
 
 def _container(expr: ast.expr) -> str | None:

@@ -6,6 +6,7 @@ import copy
 from ..facts.model import Facts
 from ..facts.names import ImportTable
 from ..model import Severity
+from ._tensors import assignments
 from .base import Context, Proof, Rule, invalid, valid
 
 # Functions that act on each element independently (the same op on a whole tensor
@@ -287,7 +288,7 @@ def _assignments(facts: Facts, name: str) -> list[ast.expr]:
     cache = facts.__dict__.setdefault("_map002_assignments", None)
     if cache is None:
         cache = {}
-        for node in ast.walk(facts.tree):
+        for node in assignments(facts):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Name):

@@ -230,14 +230,31 @@ def _differentiated(facts: Facts, site: CallSite) -> tuple[str, ast.AST] | None:
     function = site.scope.function
     if function is None or not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
-    name = function.node.name
-    for caller in facts.calls:
-        func = caller.node.func
-        called = (isinstance(func, ast.Name) and func.id == name) or \
-            (isinstance(func, ast.Attribute) and func.attr == name and isinstance(func.value, ast.Name)
-             and func.value.id in ("self", "cls"))
-        if not called or not caller.tapes:
-            continue
-        if any(u.node.lineno > caller.node.lineno for tape in caller.tapes for u in tape.uses(*_GRADIENT_METHODS)):
-            return f"`{name}` is called inside a GradientTape block", caller.node
+    caller = _called_under_tape(facts).get(function.node.name)
+    if caller is not None:
+        return f"`{function.node.name}` is called inside a GradientTape block", caller.node
     return None
+
+
+def _called_under_tape(facts: Facts) -> dict[str, CallSite]:
+    """Function names called (`f(...)`, `self.f(...)`) inside a tape block whose gradient is taken later."""
+    cache = facts.__dict__.get("_map003_called_under_tape")
+    if cache is None:
+        cache = {}
+        for site in facts.calls:
+            if not site.tapes:
+                continue
+            func = site.node.func
+            if isinstance(func, ast.Name):
+                name = func.id
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                    and func.value.id in ("self", "cls"):
+                name = func.attr
+            else:
+                continue
+            if name in cache:
+                continue
+            if any(u.node.lineno > site.node.lineno for tape in site.tapes for u in tape.uses(*_GRADIENT_METHODS)):
+                cache[name] = site
+        facts.__dict__["_map003_called_under_tape"] = cache
+    return cache

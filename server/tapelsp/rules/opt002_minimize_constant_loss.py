@@ -7,7 +7,7 @@ from ..facts.model import CallSite, Facts
 from ..model import Severity
 from ..settings import Targets
 from ..versions import Version, VersionRange
-from ._tensors import Tensors, tensors_at
+from ._tensors import Tensors, assignments, tensors_at
 from .base import Context, Proof, Rule, invalid, valid
 
 KERAS3 = Version.parse("3")
@@ -250,7 +250,7 @@ def _optimizer_family(facts: Facts, site: CallSite, targets: Targets) -> str:
     if isinstance(receiver, ast.Call):
         constructor = receiver.func
     elif receiver is not None and site.receiver is not None:
-        for node in ast.walk(facts.tree):
+        for node in assignments(facts):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(
                     _dotted(t) == site.receiver for t in node.targets):
                 constructor = node.value.func
