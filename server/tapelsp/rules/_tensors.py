@@ -407,6 +407,11 @@ def calls_of(facts: Facts, node: ast.AST) -> list:
     return out
 
 
+def instances_of(facts: Facts, class_name: str) -> set[str]:
+    """Names assigned an instance of the class `class_name` in this file (`agent = Agent()`)."""
+    return _instances(facts).get(class_name, set())
+
+
 def _wrapped_names(facts: Facts) -> dict[int, set[str]]:
     """A def (by id) -> the names `step = tf.function(f)` bound its tf.function to."""
     cache = facts.__dict__.get("_issue4_wrapped_names")

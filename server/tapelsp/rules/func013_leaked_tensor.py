@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from ..facts.model import Facts, Scope, TfFunction
 from ..model import Severity
 from ..versions import VersionRange
-from ._tensors import dotted, function_tensors, walk_body
+from ._tensors import dotted, function_tensors, instances_of, walk_body
 from ._traced import function_name, runs_in_trace, traced_function_nodes, traced_functions
 from .base import Context, Proof, Rule, invalid, valid
 
@@ -333,8 +333,8 @@ def _read_outside(facts: Facts, leak: _Leak, traced: set[ast.AST]) -> ast.AST | 
                     if scope.enclosing_class is not owner or function is None \
                             or _is_init(function.node):
                         continue
-                elif _inside_class(scope, owner):
-                    continue
+                elif _inside_class(scope, owner) or owner is None or base not in instances_of(facts, owner.name):
+                    continue  # another object's attribute of the same name
                 return loads[0]
         else:
             for load in scope.loads.get(leak.key, ()):
