@@ -3,10 +3,12 @@ from __future__ import annotations
 import ast
 
 from ..facts.model import Scope
-from ..model import Severity
+from ..model import Applicability, Severity
 from ..versions import VersionRange
 from ._python_state import (FileState, file_state, function_label, is_container, is_number, own_nodes,
                             self_attribute, traced_scopes)
+from ._fixes import unfixed
+from ._func_fixes import tf_alias
 from .base import Context, Proof, Rule, invalid, valid
 
 # Methods that change a Python list, dict, set or deque in place.
@@ -74,6 +76,7 @@ class PythonSideEffect(Rule):
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
     triggers = (".function", "import function")
+    fixable = True
     examples = (
         invalid("""
             import tensorflow as tf
@@ -92,8 +95,60 @@ class PythonSideEffect(Rule):
                     second = scale(tf.constant(3.0))
                 assert float(second) == 6.0
                 assert out.getvalue() == "", "print should not run on a traced call"
+            """),
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def scale(x):
+                tf.print("scaling", x)
+                return x * 2.0
+
+            first = scale(tf.constant(1.0))
+        """, fixed_proof=Proof(check="""
+                import os, sys, tempfile
+                sys.stderr.flush()
+                saved = os.dup(2)
+                with tempfile.TemporaryFile() as capture:
+                    os.dup2(capture.fileno(), 2)  # tf.print writes to the process's stderr
+                    try:
+                        second = scale(tf.constant(3.0))
+                    finally:
+                        os.dup2(saved, 2)
+                        os.close(saved)
+                    capture.seek(0)
+                    printed = capture.read().decode()
+                assert float(second) == 6.0 and "scaling 3" in printed, printed
             """)),
         invalid("""
+            import sys
+            import tensorflow as tf
+
+            @tf.function
+            def step(x, weights):
+                loss = tf.reduce_sum(x * weights)
+                print("loss:", loss, "norm:", tf.norm(weights), sep=" ", file=sys.stderr)  # progress
+                return loss
+        """, 7, "print to stderr with sep=: tf.print takes the same arguments (file= is its output_stream=)",
+            fixed="""
+            import sys
+            import tensorflow as tf
+
+            @tf.function
+            def step(x, weights):
+                loss = tf.reduce_sum(x * weights)
+                tf.print("loss:", loss, "norm:", tf.norm(weights), sep=" ", output_stream=sys.stderr)  # progress
+                return loss
+        """),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def step(x):
+                print(f"step with {x}")
+                return x + 1.0
+        """, 5, "a string formatted in Python is frozen at trace time: no fix")),
+        unfixed(invalid("""
             import tensorflow as tf
 
             losses = []
@@ -107,8 +162,8 @@ class PythonSideEffect(Rule):
             for _ in range(3):
                 train_step(tf.constant([1.0, 2.0]))
         """, 8, "appending to a list defined outside the function",
-            proof=Proof(check="assert len(losses) == 1, len(losses)")),
-        invalid("""
+            proof=Proof(check="assert len(losses) == 1, len(losses)"))),
+        unfixed(invalid("""
             import tensorflow as tf
 
             class Agent(tf.Module):
@@ -124,8 +179,8 @@ class PythonSideEffect(Rule):
             for _ in range(3):
                 agent.update(tf.constant(0.0))
         """, 9, "a Python int counter on self counts traces, not calls",
-            proof=Proof(check="assert agent.updates == 1, agent.updates")),
-        invalid("""
+            proof=Proof(check="assert agent.updates == 1, agent.updates"))),
+        unfixed(invalid("""
             import tensorflow as tf
 
             steps = 0
@@ -139,8 +194,8 @@ class PythonSideEffect(Rule):
             for _ in range(4):
                 step(tf.constant(2.0))
         """, 8, "a global counter",
-            proof=Proof(check="assert steps == 1, steps")),
-        invalid("""
+            proof=Proof(check="assert steps == 1, steps"))),
+        unfixed(invalid("""
             import tensorflow as tf
 
             stats = {"calls": 0}
@@ -153,8 +208,8 @@ class PythonSideEffect(Rule):
             for _ in range(4):
                 step(tf.constant(2.0))
         """, 7, "a dict entry defined outside the function",
-            proof=Proof(check="assert stats['calls'] == 1, stats")),
-        invalid("""
+            proof=Proof(check="assert stats['calls'] == 1, stats"))),
+        unfixed(invalid("""
             import os
             import tempfile
             import tensorflow as tf
@@ -173,7 +228,7 @@ class PythonSideEffect(Rule):
             proof=Proof(check="""
                 with open(LOG) as written:
                     assert written.read().count("step") == 1
-            """)),
+            """))),
         valid("""
             import tensorflow as tf
 
@@ -254,10 +309,63 @@ class PythonSideEffect(Rule):
                 saved = ctx.severity
                 if kind == "print" and ctx.severity == self.severity:
                     ctx.severity = Severity.INFORMATION
+                fix = _tf_print(ctx, where) if kind == "print" else None
                 try:
-                    ctx.report(where, message.format(fn=label), related=related_info)
+                    ctx.report(where, message.format(fn=label), related=related_info, fix=fix)
                 finally:
                     ctx.severity = saved
+
+
+# `print` keywords tf.print takes with the same meaning; `file=` is tf.print's `output_stream=`
+# for the streams both know.
+_PRINT_KEYWORDS = frozenset({"sep", "end"})
+_STREAMS = frozenset({"sys.stdout", "sys.stderr"})
+# Arguments whose value is the same whether Python prints it once or tf.print on every call.
+_PLAIN = (ast.Constant, ast.Name, ast.Attribute, ast.Subscript, ast.BinOp, ast.UnaryOp, ast.Compare,
+          ast.Tuple, ast.List)
+
+
+def _tf_print(ctx: Context, call: ast.AST):
+    """`print(...)` -> `tf.print(...)`: safe when every argument is a plain value or tensor
+    (names, constants, attributes, arithmetic, TensorFlow ops), unsafe with other calls
+    (their Python result is computed once, at trace time); none for strings formatted in
+    Python (f-strings, `%`, `.format`: the text is frozen at trace time), `file=` other than
+    sys.stdout/sys.stderr, `flush=`, or `*args`/`**kwargs`. tf.print writes to stderr."""
+    if not isinstance(call, ast.Call):
+        return None
+    alias = tf_alias(ctx.facts)
+    if alias is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    renames: dict[str, str] = {}
+    for keyword in call.keywords:
+        if keyword.arg in _PRINT_KEYWORDS:
+            continue
+        if keyword.arg == "file" and ctx.facts.imports.resolve(keyword.value) in _STREAMS:
+            renames["file"] = "output_stream"
+            continue
+        return None
+    safe = True
+    for argument in [*call.args, *(k.value for k in call.keywords if k.arg != "file")]:
+        for node in ast.walk(argument):
+            if isinstance(node, ast.JoinedStr) or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)
+                                                    and isinstance(node.left, (ast.Constant, ast.JoinedStr))):
+                return None
+            if isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Attribute) and node.func.attr in ("format", "numpy", "item", "tolist"):
+                    return None
+                if not (ctx.facts.imports.resolve(node.func) or "").startswith("tensorflow."):
+                    safe = False
+            elif not isinstance(node, (*_PLAIN, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop,
+                                       ast.keyword, ast.Slice)):
+                safe = False
+    text = ctx.facts.source.text
+
+    def build():
+        from ..fixes.callee import callee_fix
+
+        return callee_fix(text, call, f"{alias}.print", f"Use `{alias}.print(...)`, which prints on every call",
+                          Applicability.SAFE if safe else Applicability.UNSAFE, renames)
+    return build
 
 
 def _side_effect(node: ast.AST, scope: Scope, state: FileState, ctx: Context):
