@@ -3,10 +3,12 @@ from __future__ import annotations
 import ast
 
 from ..facts.model import CallSite, Scope
-from ..model import Severity
+from ..model import Applicability, Severity
 from ..versions import Version, VersionRange
 from ._guards import eager_context, runs_functions_eagerly
 from ._values import Values, function_label, values_for
+from ._fixes import unfixed
+from ._func_fixes import tensor_context, tf_alias
 from .base import Context, Proof, Rule, invalid, valid
 
 # TensorFlow 2.14 split tf.Tensor into EagerTensor and SymbolicTensor; before, the class in
@@ -79,6 +81,7 @@ class NumpyInFunction(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     triggers = ("numpy", "np.", "constant", ".item(", ".tolist(")
+    fixable = True
     examples = (
         invalid("""
             import numpy as np
@@ -102,7 +105,32 @@ class NumpyInFunction(Rule):
             states = np.random.rand(8, 3).astype("float32")
             loss = train_step(states, np.zeros(8, "int32"), np.ones(8, "float32"), states)
         """, 10, "a DQN step: NumPy's max of the target network's symbolic output",
-            proof=Proof(raises=("NotImplementedError", "Cannot convert a symbolic tf.Tensor"))),
+            proof=Proof(raises=("NotImplementedError", "Cannot convert a symbolic tf.Tensor")),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+            target_model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+            optimizer = tf.keras.optimizers.Adam(1e-3)
+
+            @tf.function
+            def train_step(states, actions, rewards, next_states):
+                best_next = tf.reduce_max(target_model(next_states), axis=1)
+                targets = rewards + 0.99 * best_next
+                with tf.GradientTape() as tape:
+                    q = tf.reduce_sum(model(states) * tf.one_hot(actions, 4), axis=1)
+                    loss = tf.reduce_mean(tf.square(targets - q))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                return loss
+
+            states = np.random.rand(8, 3).astype("float32")
+            loss = train_step(states, np.zeros(8, "int32"), np.ones(8, "float32"), states)
+        """, fixed_proof=Proof(check="""
+                second = train_step(states, np.zeros(8, "int32"), np.ones(8, "float32"), states)
+                assert np.isfinite(float(loss)) and float(second) < float(loss)
+            """)),
         invalid("""
             import tensorflow as tf
 
@@ -113,8 +141,19 @@ class NumpyInFunction(Rule):
                 return x / total
 
             y = normalize(tf.constant([1.0, 3.0]))
-        """, 6, "`.numpy()` for logging inside the trace",
-            proof=Proof(raises=("AttributeError", "'SymbolicTensor' object has no attribute 'numpy'"))),
+        """, 6, "`.numpy()` for logging inside the trace: tf.print takes the tensor itself",
+            proof=Proof(raises=("AttributeError", "'SymbolicTensor' object has no attribute 'numpy'")),
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+            def normalize(x):
+                total = tf.reduce_sum(x)
+                tf.print("total", total)
+                return x / total
+
+            y = normalize(tf.constant([1.0, 3.0]))
+        """, fixed_proof=Proof(check="assert y.numpy().tolist() == [0.25, 0.75]")),
         invalid("""
             import tensorflow as tf
 
@@ -125,8 +164,42 @@ class NumpyInFunction(Rule):
 
             y = scale(tf.constant([1.0, 2.0]))
         """, 6, "`tf.constant` of a tensor made in the trace",
-            proof=Proof(raises=("TypeError", "Expected any non-tensor type, but got a tensor instead."))),
+            proof=Proof(raises=("TypeError", "Expected any non-tensor type, but got a tensor instead.")),
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def scale(x):
+                doubled = x * 2.0
+                return tf.convert_to_tensor(doubled) + 1.0
+
+            y = scale(tf.constant([1.0, 2.0]))
+        """, fixed_proof=Proof(check="assert y.numpy().tolist() == [3.0, 5.0]")),
         invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def per_row_error(pred, target):
+                # mean squared error of each row
+                return np.mean(np.square(pred - target), axis=-1)
+
+            err = per_row_error(tf.ones([2, 3]), tf.zeros([2, 3]))
+        """, 7, "NumPy calls with TensorFlow twins: both become TensorFlow ops (unsafe: tf.reduce_mean of an "
+                "integer tensor stays integer)",
+            proof=Proof(raises=("NotImplementedError", "Cannot convert a symbolic tf.Tensor")),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def per_row_error(pred, target):
+                # mean squared error of each row
+                return tf.reduce_mean(tf.square(pred - target), axis=-1)
+
+            err = per_row_error(tf.ones([2, 3]), tf.zeros([2, 3]))
+        """, fixed_proof=Proof(check="assert err.numpy().tolist() == [1.0, 1.0]")),
+        unfixed(invalid("""
             import numpy as np
             import tensorflow as tf
 
@@ -137,8 +210,8 @@ class NumpyInFunction(Rule):
                 return tf.constant(np.abs(w).sum())
 
             p = penalty()
-        """, 8, "NumPy on a captured tf.Variable",
-            proof=Proof(raises=("NotImplementedError", "numpy() is only available when eager execution is enabled"))),
+        """, 8, "NumPy on a captured tf.Variable; no fix: the NumPy array's `.sum()` is called on the result",
+            proof=Proof(raises=("NotImplementedError", "numpy() is only available when eager execution is enabled")))),
         invalid("""
             import tensorflow as tf
 
@@ -147,7 +220,15 @@ class NumpyInFunction(Rule):
                 total = tf.reduce_sum(x)
                 tf.print("total", total.numpy())
                 return x / total
-        """, 6, "before TensorFlow 2.14 the class in the message is `Tensor`", tensorflow_version="2.12"),
+        """, 6, "before TensorFlow 2.14 the class in the message is `Tensor`", tensorflow_version="2.12", fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def normalize(x):
+                total = tf.reduce_sum(x)
+                tf.print("total", total)
+                return x / total
+        """),
         valid("""
             import numpy as np
             import tensorflow as tf
@@ -229,7 +310,84 @@ class NumpyInFunction(Rule):
             if origin is not None:
                 what = "a tf.Variable" if kind == "variable" else "a symbolic tensor"
                 related.append(ctx.related(origin, f"`{ast.unparse(culprit)}` is {what} from here"))
-            ctx.report(site.node, f"In the tf.function {where}, {message}.", related=related)
+            ctx.report(site.node, f"In the tf.function {where}, {message}.", related=related,
+                       fix=_offer(ctx, site, traced.node))
+
+
+# NumPy reductions whose TensorFlow twin keeps an integer dtype (NumPy averages in floating
+# point): the same call on an integer tensor gives another value.
+_INTEGER_SENSITIVE = frozenset({"numpy.mean", "numpy.std", "numpy.var"})
+# tf.constant keywords tf.convert_to_tensor takes with the same meaning (dtype= converts
+# instead of casting there: unsafe).
+_CONSTANT_SAME = frozenset({"value", "name"})
+
+
+def _offer(ctx: Context, site: CallSite, function: ast.AST | None):
+    """The fix for a finding: `.numpy()` dropped (safe when the value only feeds TensorFlow ops,
+    as in `tf.print(t.numpy())`; unsafe otherwise: what follows may want an array);
+    a NumPy function with a TensorFlow twin taking the same arguments -> the twin
+    (fixes/numpy_ops.py; safe, unsafe for mean/std/var, none when a NumPy method is called on
+    its result); `tf.constant(t)` -> `tf.convert_to_tensor(t)` (safe; unsafe with dtype=)."""
+    node = site.node
+    func = node.func
+    text = ctx.facts.source.text
+    if site.method == "numpy" and isinstance(func, ast.Attribute) and not node.args and not node.keywords:
+        receiver = func.value
+        feeds_tensorflow = function is not None and tensor_context(node, function, ctx.facts)
+
+        def build_unwrap():
+            from ..fixes.blocks import replace_by_part
+
+            return replace_by_part(text, node, receiver, "Keep the tensor: remove `.numpy()`",
+                                   Applicability.SAFE if feeds_tensorflow else Applicability.UNSAFE)
+        return build_unwrap
+    alias = tf_alias(ctx.facts)
+    if alias is None:
+        return None
+    qualname = site.qualname or ""
+    if qualname.startswith("numpy."):
+        from ..fixes.numpy_ops import tf_equivalent
+
+        twin = tf_equivalent(qualname, node)
+        if twin is None or _method_called_on(node, function):
+            return None
+        short = ast.unparse(func)
+        safe = qualname not in _INTEGER_SENSITIVE
+        facts = ctx.facts
+
+        def build_twin():
+            from ..fixes.numpy_ops import enclosing_twins, numpy_call_fix
+
+            calls = [(node, twin)] + [(call, found) for call, found in
+                                      enclosing_twins(facts.tree, node, facts.imports.resolve)
+                                      if not _method_called_on(call, function)]
+            sensitive = any(facts.imports.resolve(call.func) in _INTEGER_SENSITIVE for call, _ in calls)
+            return numpy_call_fix(text, calls, alias, False, f"Use `{alias}.{twin.path}` instead of `{short}`",
+                                  Applicability.SAFE if safe and not sensitive else Applicability.UNSAFE)
+        return build_twin
+    if qualname == "tensorflow.constant" and isinstance(func, ast.Attribute) \
+            and not any(isinstance(a, ast.Starred) for a in node.args) and len(node.args) <= 1:
+        keywords = {k.arg for k in node.keywords}
+        if None in keywords or keywords - _CONSTANT_SAME - {"dtype"}:
+            return None
+        receiver = ast.unparse(func.value)
+        applicability = Applicability.UNSAFE if "dtype" in keywords else Applicability.SAFE
+
+        def build_convert():
+            from ..fixes.callee import callee_fix
+
+            return callee_fix(text, node, f"{receiver}.convert_to_tensor",
+                              f"Use `{receiver}.convert_to_tensor(...)`, which takes tensors", applicability)
+        return build_convert
+    return None
+
+
+def _method_called_on(call: ast.Call, function: ast.AST | None) -> bool:
+    """Is a method or attribute of the call's result used (`np.abs(w).sum()`): a NumPy array's,
+    which a tensor may not have?"""
+    if function is None:
+        return True
+    return any(isinstance(node, ast.Attribute) and node.value is call for node in ast.walk(function))
 
 
 def _problem(site: CallSite, values: Values, modern: bool) -> tuple[ast.expr, str, str] | None:
