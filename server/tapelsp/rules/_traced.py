@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from ..facts.model import Facts, Scope, TfFunction
+from ..facts.model import CallSite, Facts, Scope, TfFunction
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -132,3 +132,28 @@ def function_name(node: ast.AST | None) -> str:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return f"`{node.name}`"
     return "(a lambda)"
+
+
+def called_under_tape(facts: Facts, methods: tuple[str, ...]) -> dict[str, "CallSite"]:
+    """Function names called (`f(...)`, `self.f(...)`) inside a tape block on which one of
+    `methods` (gradient, jacobian...) is called later: the first such call of each name."""
+    cache = facts.__dict__.setdefault("_issue4_called_under_tape", {})
+    if methods in cache:
+        return cache[methods]
+    found: dict[str, CallSite] = {}
+    for site in facts.calls:
+        if not site.tapes:
+            continue
+        func = site.node.func
+        if isinstance(func, ast.Name):
+            name = func.id
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+            name = func.attr
+        else:
+            continue
+        if name in found:
+            continue
+        if any(u.node.lineno > site.node.lineno for tape in site.tapes for u in tape.uses(*methods)):
+            found[name] = site
+    cache[methods] = found
+    return found

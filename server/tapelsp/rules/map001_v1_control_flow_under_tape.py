@@ -6,6 +6,7 @@ from ..facts.model import CallSite, Facts, Tape
 from ..model import Severity
 from ..settings import Targets
 from ..versions import Version
+from ._traced import called_under_tape
 from .base import Context, Proof, Rule, invalid, valid
 
 TF2 = Version.parse("2")
@@ -117,6 +118,21 @@ class V1ControlFlowUnderTape(Rule):
         invalid("""
             import tensorflow as tf
 
+            tf.compat.v1.disable_v2_behavior()
+
+            def squash(v):
+                return tf.map_fn(lambda a: tf.tanh(a), v)
+
+            x = tf.constant([0.0, 1.0])
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = squash(x)
+            grad = tape.gradient(y, x)
+        """, 6, "a helper called inside the tape",
+            proof=Proof(check="assert grad is None", isolated=True)),
+        invalid("""
+            import tensorflow as tf
+
             x = tf.constant([1.0, 2.0, 3.0])
             with tf.GradientTape() as tape:
                 tape.watch(x)
@@ -219,14 +235,18 @@ class V1ControlFlowUnderTape(Rule):
             return
         reason, marker = active
         for site in ctx.facts.calls_to(*_SYMPTOMS):
-            if not site.tapes or site.scope.traced_by is not None:
+            if site.scope.traced_by is not None:
                 continue
             tape, use = _differentiating_tape(site)
-            if tape is None or use is None:
-                continue
+            if tape is not None and use is not None:
+                related = [ctx.related(tape.node, "the GradientTape recording it"),
+                           ctx.related(use.node, "the gradient taken through it")]
+            else:
+                caller = _helper_called_under_tape(ctx.facts, site)
+                if caller is None:
+                    continue
+                related = [ctx.related(caller.node, "called inside a GradientTape block whose gradient is taken")]
             op = site.qualname.rsplit(".", 1)[-1]  # type: ignore[union-attr]
-            related = [ctx.related(tape.node, "the GradientTape recording it"),
-                       ctx.related(use.node, "the gradient taken through it")]
             if marker is not None:
                 related.append(ctx.related(marker, "v1 graph control flow switched on here"))
             ctx.report(
@@ -257,6 +277,17 @@ def _v1_control_flow_graph(facts: Facts, targets: Targets) -> tuple[str, ast.AST
     if cf_off is not None and eager_off is not None:
         return ("control flow v2 and eager execution disabled", cf_off)
     return None
+
+
+def _helper_called_under_tape(facts: Facts, site: CallSite) -> CallSite | None:
+    """The call, inside a differentiated tape block, of the function that makes this call."""
+    function = site.scope.function
+    if function is None or not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    caller = called_under_tape(facts, ("gradient", "jacobian", "batch_jacobian")).get(function.node.name)
+    if caller is None or caller.scope.traced_by is not None:
+        return None
+    return caller
 
 
 def _differentiating_tape(site: CallSite) -> tuple[Tape | None, CallSite | None]:

@@ -4,6 +4,7 @@ import ast
 
 from ..facts.model import CallSite, Facts, Scope
 from ..model import Severity
+from ._traced import called_under_tape
 from .base import Context, Proof, Rule, invalid, valid
 
 # Position of `back_prop` among the positional parameters (TF 2.21, v1 and v2 alike).
@@ -230,31 +231,8 @@ def _differentiated(facts: Facts, site: CallSite) -> tuple[str, ast.AST] | None:
     function = site.scope.function
     if function is None or not isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
-    caller = _called_under_tape(facts).get(function.node.name)
+    caller = called_under_tape(facts, _GRADIENT_METHODS).get(function.node.name)
     if caller is not None:
         return f"`{function.node.name}` is called inside a GradientTape block", caller.node
     return None
 
-
-def _called_under_tape(facts: Facts) -> dict[str, CallSite]:
-    """Function names called (`f(...)`, `self.f(...)`) inside a tape block whose gradient is taken later."""
-    cache = facts.__dict__.get("_map003_called_under_tape")
-    if cache is None:
-        cache = {}
-        for site in facts.calls:
-            if not site.tapes:
-                continue
-            func = site.node.func
-            if isinstance(func, ast.Name):
-                name = func.id
-            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
-                    and func.value.id in ("self", "cls"):
-                name = func.attr
-            else:
-                continue
-            if name in cache:
-                continue
-            if any(u.node.lineno > site.node.lineno for tape in site.tapes for u in tape.uses(*_GRADIENT_METHODS)):
-                cache[name] = site
-        facts.__dict__["_map003_called_under_tape"] = cache
-    return cache
