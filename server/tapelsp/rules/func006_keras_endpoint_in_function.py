@@ -2,10 +2,11 @@ from __future__ import annotations
 
 import ast
 
-from ..model import Severity
+from ..model import Applicability, Severity
 from ..versions import Version, VersionRange
 from ._guards import eager_context, runs_functions_eagerly
 from ._values import Values, function_label, values_for
+from ._fixes import unfixed
 from .base import Context, Proof, Rule, invalid, valid
 
 # Keras 2 (tf_keras, and tf.keras before TensorFlow 2.16) refuses all of these inside a
@@ -71,6 +72,7 @@ class KerasEndpointInFunction(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     triggers = ("predict", "fit", "evaluate", "train_on_batch", "test_on_batch")
+    fixable = True
     examples = (
         invalid("""
             import numpy as np
@@ -97,9 +99,39 @@ class KerasEndpointInFunction(Rule):
             agent = Agent(2)
             s = np.random.rand(4, 3).astype("float32")
             agent.train(s, np.zeros(4, "int32"), np.ones(4, "float32"), s)
-        """, 13, "a DQN target network queried with predict in the traced step (Keras 3)",
-            proof=Proof(raises=("AttributeError", "'SymbolicTensor' object has no attribute 'numpy'"))),
-        invalid("""
+        """, 13, "a DQN target network queried with predict in the traced step (Keras 3): the fix calls it "
+                 "(unsafe: the value becomes a tensor)",
+            proof=Proof(raises=("AttributeError", "'SymbolicTensor' object has no attribute 'numpy'")),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            class Agent:
+                def __init__(self, num_actions):
+                    self.model = tf.keras.Sequential([tf.keras.layers.Dense(num_actions)])
+                    self.target_model = tf.keras.Sequential([tf.keras.layers.Dense(num_actions)])
+                    self.optimizer = tf.keras.optimizers.Adam(1e-3)
+                    self.gamma = 0.99
+
+                @tf.function
+                def train(self, states, actions, rewards, next_states):
+                    q_next = self.target_model(next_states, training=False)
+                    targets = rewards + self.gamma * tf.reduce_max(q_next, axis=1)
+                    with tf.GradientTape() as tape:
+                        q = tf.reduce_sum(self.model(states) * tf.one_hot(actions, 2), axis=1)
+                        loss = tf.reduce_mean(tf.square(targets - q))
+                    variables = self.model.trainable_variables
+                    self.optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
+                    return loss
+
+            agent = Agent(2)
+            s = np.random.rand(4, 3).astype("float32")
+            agent.train(s, np.zeros(4, "int32"), np.ones(4, "float32"), s)
+""", fixed_proof=Proof(check="""
+                loss = agent.train(s, np.zeros(4, "int32"), np.ones(4, "float32"), s)
+                assert np.isfinite(float(loss)) and int(agent.optimizer.iterations) == 2
+            """)),
+        unfixed(invalid("""
             import tensorflow as tf
 
             model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
@@ -110,9 +142,9 @@ class KerasEndpointInFunction(Rule):
                 return model.fit(x, y, epochs=1, verbose=0)
 
             history = fit_once(tf.ones([4, 2]), tf.zeros([4, 1]))
-        """, 8, "fit inside a tf.function (Keras 3)",
-            proof=Proof(raises=("OperatorNotAllowedInGraphError", "Using a symbolic `tf.Tensor` as a Python `bool`"))),
-        invalid("""
+        """, 8, "fit inside a tf.function (Keras 3); no fix: the training step has to be written",
+            proof=Proof(raises=("OperatorNotAllowedInGraphError", "Using a symbolic `tf.Tensor` as a Python `bool`")))),
+        unfixed(invalid("""
             import tensorflow as tf
 
             model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
@@ -122,7 +154,7 @@ class KerasEndpointInFunction(Rule):
             def train_batch(x, y):
                 return model.train_on_batch(x, y)
         """, 8, "Keras 2 refuses train_on_batch in a tf.function (TensorFlow 2.15, tf.keras is Keras 2)",
-            tensorflow_version="2.15"),
+            tensorflow_version="2.15")),
         invalid("""
             import tf_keras as keras
             import tensorflow as tf
@@ -138,7 +170,22 @@ class KerasEndpointInFunction(Rule):
                 @tf.function
                 def value_of(self, states):
                     return self.predict(states, verbose=0)
-        """, 14, "a Keras 2 model subclass calling its own predict (tf_keras; run by tests/rules)"),
+        """, 14, "a Keras 2 model subclass calling its own predict (tf_keras; run by tests/rules)", fixed="""
+            import tf_keras as keras
+            import tensorflow as tf
+
+            class Critic(keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = keras.layers.Dense(1)
+
+                def call(self, x):
+                    return self.dense(x)
+
+                @tf.function
+                def value_of(self, states):
+                    return self(states, training=False)
+        """),
         valid("""
             import tensorflow as tf
 
@@ -213,7 +260,37 @@ class KerasEndpointInFunction(Rule):
                 f"`{text}.{site.method}(...)` inside the tf.function {function_label(traced.node)}: "
                 f"{message} {_advice(site.method, text)}",
                 related=related,
+                fix=_call_the_model(ctx, site.node, text),
             )
+
+
+def _call_the_model(ctx: Context, call: ast.Call, model: str):
+    """`model.predict(x)` / `predict_on_batch(x)` -> `model(x, training=False)` (fixes/predict.py,
+    the TAPE008 fix), only when the call has just the input (and `verbose=`, a progress bar).
+    Unsafe: the value becomes a tensor, and NumPy-only uses of it may break. fit/evaluate and
+    the rest: no fix (the training step has to be written)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr not in ("predict", "predict_on_batch") \
+            or any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    keywords = {k.arg: k.value for k in call.keywords}
+    keywords.pop("verbose", None)
+    if len(call.args) == 1:
+        model_input = call.args[0]
+    elif not call.args and set(keywords) == {"x"}:
+        model_input = keywords.pop("x")
+    else:
+        return None
+    if keywords:
+        return None
+    text = ctx.facts.source.text
+
+    def build():
+        from ..fixes.predict import model_call_fix
+
+        return model_call_fix(text, call, model_input, f"Call the model: `{model}(..., training=False)`",
+                              Applicability.UNSAFE)
+    return build
 
 
 def _keras_model(receiver: ast.expr, method: str, scope, values: Values) -> ast.expr | bool | None:
