@@ -20,7 +20,7 @@ from .blocks import Rewrite, or_none
 def assign_fix(text: str, stmt: ast.Assign | ast.AugAssign, method: str, operand: ast.expr, title: str,
                applicability: Applicability, combine: str | None = None) -> Fix | None:
     """`combine` ("*", "/"): the argument is `v <combine> operand` (for `v *= x`)."""
-    rewrite = Rewrite(text)
+    rewrite = Rewrite(text, [stmt])
     small = rewrite.node(stmt, cst.Assign, cst.AugAssign)
     if isinstance(small, cst.Assign):
         if len(small.targets) != 1:

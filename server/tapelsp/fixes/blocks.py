@@ -49,11 +49,20 @@ def or_none(builder: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+@functools.lru_cache(maxsize=4)
+def _tree(text: str) -> ast.Module:
+    return ast.parse(text)
+
+
 class Rewrite:
-    def __init__(self, text: str) -> None:
+    """Rewrites of `text`; with `around`, libcst parses only the top-level statements holding
+    those `ast` nodes (libcst costs some 30 times what `ast` does: big files stay cheap)."""
+
+    def __init__(self, text: str, around: Sequence[ast.AST] = ()) -> None:
         self.text = text
         self.source = SourceText(text)
-        self.parsed = cstu.parse(text)
+        nodes = [node for node in around if node is not None and hasattr(node, "lineno")]
+        self.parsed = cstu.parse_region(text, _tree(text), nodes) if nodes else cstu.parse(text)
         # id(block) -> (block, operations); an operation is (kind, original index, payload).
         self._blocks: dict[int, tuple[Block, list[tuple[str, int, object]]]] = {}
         self._changes: dict[cst.CSTNode, cstu.Change] = {}
@@ -129,15 +138,14 @@ class Rewrite:
             return
         if blank_lines_stay:
             blanks, rest = cstu.blank_lines_then_rest(moved[0].leading_lines)
-            if blanks:
+            old_block, last = self.block_of(statements[-1])
+            if blanks and last + 1 < len(old_block.body):
                 moved[0] = moved[0].with_changes(leading_lines=rest)
-                old_block, last = self.block_of(statements[-1])
-                if last + 1 < len(old_block.body):
-                    follower = old_block.body[last + 1]
+                follower = old_block.body[last + 1]
 
-                    def give(updated, blanks=blanks):
-                        return [updated.with_changes(leading_lines=list(blanks) + list(updated.leading_lines))]
-                    self.replace(follower, give)
+                def give(updated, blanks=blanks):
+                    return [updated.with_changes(leading_lines=list(blanks) + list(updated.leading_lines))]
+                self.replace(follower, give)
         for statement in statements:
             self.remove(statement)
         self.insert(block, index, moved)
@@ -223,6 +231,20 @@ def direct_index(body: list[ast.stmt], node: ast.AST) -> int | None:
     return None
 
 
+def next_statement(text: str, stmt: ast.stmt) -> ast.stmt | None:
+    """The statement after `stmt` in its statement list (of the tree of `text`), if any."""
+    key = (stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset)
+    tree = _tree(text)
+    same = next((node for node in ast.walk(tree) if isinstance(node, ast.stmt)
+                 and (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset) == key), None)
+    found = containing_body(tree, same) if same is not None else None
+    if found is None:
+        return None
+    body = found[1]
+    index = next((i for i, s in enumerate(body) if s is same), None)
+    return body[index + 1] if index is not None and index + 1 < len(body) else None
+
+
 def parents(tree: ast.AST) -> dict[int, ast.AST]:
     out: dict[int, ast.AST] = {}
     for node in ast.walk(tree):
@@ -284,7 +306,7 @@ def with_keyword(call: cst.Call, name: str, value: str, *, first: bool = False) 
 def replace_by_part(text: str, whole: ast.expr, part: ast.expr, title: str, applicability: Applicability) -> Fix | None:
     """Replace the expression `whole` by its sub-expression `part` (`K.eval(t)` -> `t`,
     `t.numpy()` -> `t`), keeping the parentheses around `whole`."""
-    rewrite = Rewrite(text)
+    rewrite = Rewrite(text, [whole])
     outer = rewrite.node(whole, cst.BaseExpression)
     inner = rewrite.node(part, cst.BaseExpression)
 

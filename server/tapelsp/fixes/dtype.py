@@ -33,7 +33,7 @@ def float_text(literal: str, value: int) -> str:
 @or_none
 def float_literals_fix(text: str, literals: list[ast.Constant], title: str,
                        applicability: Applicability = Applicability.SAFE) -> Fix | None:
-    rewrite = Rewrite(text)
+    rewrite = Rewrite(text, literals)
     for literal in literals:
         node = rewrite.node(literal, cst.Integer)
         assert isinstance(node, cst.Integer)
@@ -46,7 +46,7 @@ def float_literals_fix(text: str, literals: list[ast.Constant], title: str,
 @or_none
 def float_dtype_fix(text: str, dtype: ast.expr, title: str,
                     applicability: Applicability = Applicability.UNSAFE) -> Fix | None:
-    rewrite = Rewrite(text)
+    rewrite = Rewrite(text, [dtype])
     if isinstance(dtype, ast.Attribute):
         node = rewrite.node(dtype, cst.Attribute)
         assert isinstance(node, cst.Attribute)
@@ -67,7 +67,7 @@ def float_dtype_fix(text: str, dtype: ast.expr, title: str,
 @or_none
 def dtype_keyword_fix(text: str, call: ast.Call, dtype_code: str, title: str,
                       applicability: Applicability = Applicability.UNSAFE) -> Fix | None:
-    rewrite = Rewrite(text)
+    rewrite = Rewrite(text, [call])
     node = rewrite.node(call, cst.Call)
     assert isinstance(node, cst.Call)
     rewrite.change(node, lambda updated: with_keyword(updated, "dtype", dtype_code))

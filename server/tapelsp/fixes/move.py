@@ -20,7 +20,7 @@ import ast
 import libcst as cst
 
 from ..model import Applicability, Fix
-from .blocks import Rewrite, or_none
+from .blocks import Rewrite, next_statement, or_none
 from .persistent import delete_after, make_persistent
 
 
@@ -31,7 +31,8 @@ def move_into_block_fix(text: str, with_node: ast.With | ast.AsyncWith, run: lis
     """Move the statements `run` (consecutive, in the block holding the `with`) to the end of the
     `with` block; with `target`/`name`, also assign `name = <target>` there and use `name` in
     place of the expression `target`."""
-    rewrite = Rewrite(text)
+    following = next_statement(text, run[-1]) if run else None
+    rewrite = Rewrite(text, [with_node, *run, target, following])
     statement = rewrite.statement(with_node)
     body = rewrite.body(statement)
     moved = [rewrite.statement(stmt) for stmt in run]
@@ -54,7 +55,7 @@ def dedent_fix(text: str, stmt: ast.stmt, with_node: ast.With | ast.AsyncWith, t
     """Move `stmt` out of the block of `with_node`, right after it. With `make_it_persistent`,
     also `persistent=True` on `tape_call` and `del name` after `release_after` (right after the
     moved statement when `release_after` is the `with` itself)."""
-    rewrite = Rewrite(text)
+    rewrite = Rewrite(text, [with_node, stmt, tape_call, release_after])
     outer = rewrite.statement(with_node)
     block, index = rewrite.block_of(outer)
     moved = rewrite.statement(stmt)
@@ -74,6 +75,6 @@ def dedent_fix(text: str, stmt: ast.stmt, with_node: ast.With | ast.AsyncWith, t
 @or_none
 def stop_recording_fix(text: str, stmt: ast.stmt, tape: str, title: str,
                        applicability: Applicability = Applicability.SAFE) -> Fix | None:
-    rewrite = Rewrite(text)
+    rewrite = Rewrite(text, [stmt])
     rewrite.wrap(rewrite.statement(stmt), f"with {tape}.stop_recording():")
     return rewrite.fix(title, applicability)

@@ -138,7 +138,7 @@ def _build(text: str, calls: list[tuple[ast.Call, Twin]], alias: str, add_import
 
     from .blocks import Rewrite
 
-    rewrite = Rewrite(text)
+    rewrite = Rewrite(text, () if add_import else [call for call, _twin in calls])
     for call, twin in calls:
         node = rewrite.node(call, cst.Call)
         assert isinstance(node, cst.Call)

@@ -40,7 +40,7 @@ def delete_after(rewrite: Rewrite, stmt: ast.stmt, name: str) -> None:
 @or_none
 def persistent_fix(text: str, tape_call: ast.Call, persistent: ast.expr | None, release_after: ast.stmt | None,
                    name: str, title: str, applicability: Applicability = Applicability.SAFE) -> Fix | None:
-    rewrite = Rewrite(text)
+    rewrite = Rewrite(text, [tape_call, release_after])
     make_persistent(rewrite, tape_call, persistent)
     if release_after is not None:
         delete_after(rewrite, release_after, name)

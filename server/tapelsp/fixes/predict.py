@@ -19,7 +19,7 @@ from .blocks import Rewrite, or_none
 @or_none
 def model_call_fix(text: str, call: ast.Call, model_input: ast.expr, title: str,
                    applicability: Applicability = Applicability.UNSAFE) -> Fix | None:
-    rewrite = Rewrite(text)
+    rewrite = Rewrite(text, [call])
     node = rewrite.node(call, cst.Call)
     assert isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
     argument = rewrite.node(model_input, cst.BaseExpression)

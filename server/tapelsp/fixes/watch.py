@@ -17,7 +17,7 @@ def watch_fix(text: str, with_node: ast.With | ast.AsyncWith, before: ast.stmt |
               title: str, applicability: Applicability) -> Fix | None:
     """Insert the statement `call_code` into the block of `with_node`, before its statement
     `before` (at the end of the block when None)."""
-    rewrite = Rewrite(text)
+    rewrite = Rewrite(text, [with_node, before])
     block = rewrite.body(rewrite.statement(with_node))
     if before is None:
         index = len(block.body)
