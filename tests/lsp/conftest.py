@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Optional
 
-import pytest
 import pytest_asyncio
 from lsprotocol import types
 from pygls.protocol import default_converter

@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 from lsprotocol import types
 
 from ..fixes import ignore_fix, text_edits
-from ..model import Applicability, Edit, Range, Violation
+from ..model import Applicability, Edit, Fix, Range, Violation
 from .convert import identity, text_edit, to_diagnostic
 
 QUICK_FIX = types.CodeActionKind.QuickFix.value
@@ -61,16 +61,15 @@ def edits_for(target: Target, edits: Sequence[Edit], encoding: str) -> list[type
     return [text_edit(edit, target.lines, encoding) for edit in edits]
 
 
-def quick_fix(violation: Violation, built: Optional[Violation], target: Target, encoding: str,
+def quick_fix(violation: Violation, fix: Optional[Fix], target: Target, encoding: str,
               document_changes: bool) -> Optional[types.CodeAction]:
     """The rule's own fix for a finding, when it has one."""
-    fix = built.fix if built is not None else None
     if fix is None:
         return None
     return types.CodeAction(
         title=f"{fix.title} ({violation.code})",
         kind=QUICK_FIX,
-        diagnostics=[to_diagnostic(violation, target.uri, target.lines, encoding, target.version or 0)],
+        diagnostics=[to_diagnostic(violation, target.uri, target.lines, encoding, target.version, True, fix)],
         is_preferred=fix.applicability == Applicability.SAFE,
         edit=workspace_edit([(target, edits_for(target, fix.edits, encoding))], document_changes),
     )
@@ -85,17 +84,18 @@ def ignore_action(violation: Violation, target: Target, encoding: str,
     return types.CodeAction(
         title=fix.title,
         kind=QUICK_FIX,
-        diagnostics=[to_diagnostic(violation, target.uri, target.lines, encoding, target.version or 0)],
+        diagnostics=[to_diagnostic(violation, target.uri, target.lines, encoding, target.version)],
         is_preferred=False,
         edit=workspace_edit([(target, edits_for(target, fix.edits, encoding))], document_changes),
     )
 
 
-def quick_fixes(in_range: Sequence[Violation], built: dict[tuple, Violation], target: Target, encoding: str,
-                document_changes: bool) -> list[types.CodeAction]:
+def quick_fixes(in_range: Sequence[Violation], built: dict[tuple, tuple[Optional[Fix], Optional[str]]],
+                target: Target, encoding: str, document_changes: bool) -> list[types.CodeAction]:
     actions: list[types.CodeAction] = []
     for violation in in_range:
-        action = quick_fix(violation, built.get(identity(violation)), target, encoding, document_changes)
+        action = quick_fix(violation, built.get(identity(violation), (None, None))[0], target, encoding,
+                           document_changes)
         if action is not None:
             actions.append(action)
     seen: set[tuple[str, int]] = set()
@@ -114,6 +114,3 @@ def replacement_edits(target: Target, new_text: str, encoding: str) -> list[type
     """The smallest edits turning the target's text into `new_text` (unchanged lines untouched)."""
     return edits_for(target, text_edits(target.text, new_text), encoding)
 
-
-def has_safe_fix(violations: Sequence[Violation]) -> bool:
-    return any(v.fix is not None and v.fix.applicability == Applicability.SAFE for v in violations)

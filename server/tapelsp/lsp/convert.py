@@ -12,8 +12,10 @@ from typing import Any, Sequence
 from lsprotocol import types
 
 from ..model import Edit, Fix, Violation
-from ..rules import rule_by_code
+from .fix_offers import identity
 from .positions import to_client_range
+
+__all__ = ["SOURCE", "digest", "fix_data", "identity", "text_edit", "to_diagnostic"]
 
 SOURCE = "tapelsp"
 
@@ -32,21 +34,17 @@ def _range_json(rng: types.Range) -> dict[str, Any]:
             "end": {"line": rng.end.line, "character": rng.end.character}}
 
 
-def fixable(code: str) -> bool:
-    rule = rule_by_code(code)
-    return bool(rule is not None and rule.fixable)
-
-
-def to_diagnostic(violation: Violation, uri: str, lines: Sequence[str], encoding: str, version: int,
-                  fix: Fix | None = None) -> types.Diagnostic:
-    """The LSP diagnostic for a finding; `fix` (when already built) travels in `data`."""
+def to_diagnostic(violation: Violation, uri: str, lines: Sequence[str], encoding: str, version: int | None,
+                  fixable: bool = False, fix: Fix | None = None) -> types.Diagnostic:
+    """The LSP diagnostic for a finding. `data` says whether the finding has a fix to build
+    (`fixable`) and carries the fix itself once it has been built."""
     related = [
         types.DiagnosticRelatedInformation(
             location=types.Location(uri=uri, range=to_client_range(lines, item.range, encoding)),
             message=item.message)
         for item in violation.related
     ]
-    data: dict[str, Any] = {"code": violation.code, "version": version, "fixable": fixable(violation.code)}
+    data: dict[str, Any] = {"code": violation.code, "version": version, "fixable": fixable}
     if fix is not None:
         data["fix"] = fix_data(fix, lines, encoding)
     return types.Diagnostic(
@@ -65,13 +63,8 @@ def text_edit(edit: Edit, lines: Sequence[str], encoding: str) -> types.TextEdit
     return types.TextEdit(range=to_client_range(lines, edit.range, encoding), new_text=edit.new_text)
 
 
-def digest(violations: Sequence[Violation], with_fixes: bool) -> str:
+def digest(violations: Sequence[Violation], fixes: Sequence[Any] = ()) -> str:
     """A short fingerprint of what a report says (part of pull result ids; stable for
     the life of the server process, which is as long as result ids live)."""
-    value = hash((with_fixes, tuple((identity(v), v.severity, v.related, v.fix) for v in violations)))
+    value = hash((tuple(fixes), tuple((identity(v), v.severity, v.related) for v in violations)))
     return f"{value & 0xFFFFFFFFFFFF:012x}"
-
-
-def identity(violation: Violation) -> tuple:
-    """What identifies a finding across the diagnostics pass and the fixes pass."""
-    return (violation.code, violation.cell, violation.range, violation.message)

@@ -82,12 +82,13 @@ def _read(key: str, value: Any, values: dict[str, Any]) -> None:
     elif key == "severity":
         if not isinstance(value, dict):
             raise ValueError("tapelsp.severity: expected an object of code or prefix -> severity")
-        codes = parse_selectors(list(value), "tapelsp.severity")
         pairs = []
-        for code, (raw_code, level) in zip(codes, value.items()):
-            if not isinstance(level, str):
-                raise ValueError(f"tapelsp.severity.{raw_code}: expected error, warning, information or hint")
-            pairs.append((code, Severity.parse(level)))
+        for raw_code, level in value.items():
+            codes = parse_selectors([str(raw_code)], "tapelsp.severity")
+            if not codes or not isinstance(level, str):
+                raise ValueError(f"tapelsp.severity.{raw_code}: expected a rule code or prefix mapped to "
+                                 "error, warning, information or hint")
+            pairs.append((codes[0], Severity.parse(level)))
         values["severity"] = tuple(pairs)
     elif key == "tensorflowVersion":
         if not isinstance(value, str):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import Violation
+from ..model import Fix, Violation
 from ..settings import Settings
 
 TEXT = "text"
@@ -33,9 +33,20 @@ class Source:
 class Check:
     source: Source
     settings: Settings
-    fixes: bool = False
+    # Which document and which of its versions: the worker keeps the fix offers under it.
+    key: str = ""
+    ident: tuple = ()
     project_root: str | None = None
     project_generation: int = 0
+
+
+@dataclass(frozen=True)
+class BuildFixes:
+    """Build the fixes of some findings of an analysis (ideally in the worker that ran it,
+    which kept the offers; any other worker analyses again first)."""
+
+    check: Check
+    wanted: tuple[tuple, ...]  # identities (convert.identity) of the findings
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,18 @@ class Checked:
     seconds: float
     # Messages of findings dropped because a rule raised (the engine's TL004 findings).
     rule_errors: tuple[str, ...] = ()
+    # Identities of the findings that come with a fix offer (their fix is built on request).
+    offered: frozenset = frozenset()
+    # The worker process that holds those offers.
+    worker: int = 0
+
+
+@dataclass(frozen=True)
+class BuiltFixes:
+    # identity -> (fix or None, why there is none or None)
+    fixes: tuple[tuple[tuple, Fix | None, str | None], ...]
+    seconds: float
+    reanalysed: bool  # the offers were not here: the worker analysed the document again
 
 
 @dataclass(frozen=True)

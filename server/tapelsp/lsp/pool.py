@@ -17,7 +17,7 @@ import os
 import pickle
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 from . import jobs
 from .worker import HEADER
@@ -71,6 +71,11 @@ class _Worker:
                 pass
 
 
+@dataclass(frozen=True)
+class _Died:
+    message: str
+
+
 @dataclass(order=True)
 class _Waiter:
     priority: int
@@ -122,7 +127,8 @@ class WorkerPool:
         self._release(worker)
 
     def _replace(self, worker: _Worker, reason: str) -> None:
-        log.warning("analysis worker %d replaced: %s", worker.pid, reason)
+        if not self._closed:
+            log.warning("analysis worker %d replaced: %s", worker.pid, reason)
         worker.kill()
         self._all.discard(worker)
         if not self._closed:
@@ -161,9 +167,13 @@ class WorkerPool:
                 return
         self._idle.append(worker)
 
-    async def _acquire(self, priority: int) -> _Worker:
+    async def _acquire(self, priority: int, prefer: Optional[int] = None) -> _Worker:
         if self._closed:
             raise WorkerError("the server is shutting down")
+        preferred = next((worker for worker in self._idle if worker.pid == prefer), None)
+        if preferred is not None:
+            self._idle.remove(preferred)
+            return preferred
         if self._idle and not self._waiting:
             return self._idle.pop()
         if not self._all and not self._starting:
@@ -180,26 +190,38 @@ class WorkerPool:
                 self._release(future.result())  # handed a worker just as we gave up
             raise
 
-    async def run(self, job: Any, *, priority: int = DIAGNOSTICS) -> Any:
-        """The job's result; WorkerError when the job could not be done."""
-        worker = await self._acquire(priority)
-        task = asyncio.ensure_future(self._call(worker, job))
-        result = await asyncio.shield(task)
+    async def run(self, job: Any, *, priority: int = DIAGNOSTICS, prefer: Optional[int] = None,
+                  timeout: Optional[float] = None) -> Any:
+        """The job's result; WorkerError when the job could not be done.
+
+        `prefer`: the pid of the worker to use when it is free (it holds state the job can
+        use); any worker otherwise."""
+        for attempt in range(2):
+            worker = await self._acquire(priority, prefer)
+            task = asyncio.ensure_future(self._call(worker, job, timeout or self.timeout))
+            result = await asyncio.shield(task)
+            if not isinstance(result, _Died):
+                break
+            # The worker was dead before or while it took the job (killed, out of memory):
+            # one more try on a fresh worker; a job that kills every worker fails.
+            prefer = None
+        if isinstance(result, _Died):
+            raise WorkerError(result.message)
         if isinstance(result, jobs.Failed):
             raise WorkerError(result.message + (f"\n{result.detail}" if result.detail else ""))
         return result
 
-    async def _call(self, worker: _Worker, job: Any) -> Any:
+    async def _call(self, worker: _Worker, job: Any, timeout: float) -> Any:
         try:
-            result = await asyncio.wait_for(worker.call(next(self._ids), job), self.timeout)
+            result = await asyncio.wait_for(worker.call(next(self._ids), job), timeout)
         except asyncio.TimeoutError:
-            self._replace(worker, f"a {type(job).__name__} job ran longer than {self.timeout:.0f} s")
-            return jobs.Failed(f"the analysis took longer than {self.timeout:.0f} s and was stopped")
+            self._replace(worker, f"a {type(job).__name__} job ran longer than {timeout:.0f} s")
+            return jobs.Failed(f"the job took longer than {timeout:.0f} s and was stopped")
         except (asyncio.IncompleteReadError, ConnectionError, BrokenPipeError, OSError, EOFError,
                 pickle.UnpicklingError, WorkerError) as error:
             code = worker.process.returncode
             self._replace(worker, f"it stopped ({type(error).__name__}, exit code {code})")
-            return jobs.Failed(f"the analysis worker stopped (exit code {code})")
+            return _Died(f"the analysis worker stopped (exit code {code})")
         except asyncio.CancelledError:
             self._replace(worker, "cancelled while running a job")
             raise

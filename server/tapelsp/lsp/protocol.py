@@ -66,7 +66,8 @@ class TapeProtocol(LanguageServerProtocol):
             if isinstance(data, dict) and "method" in data and isinstance(request_id, (str, int)) \
                     and not isinstance(request_id, bool):
                 method = data.get("method")
-                log.warning("unreadable parameters for request %r (%s); answered with InvalidParams", method, request_id)
+                log.warning("unreadable parameters for request %r (%s); answered with InvalidParams",
+                            method, request_id)
                 self._send_response(request_id, error=types.ResponseError(
                     code=types.ErrorCodes.InvalidParams, message=f"tapelsp cannot read the parameters of {method}"))
             raise error

@@ -7,9 +7,9 @@ arrive during an analysis only move the deadline again: when the analysis ends, 
 goes round once more for the newest version. So a burst of changes costs at most the
 analysis that was already running plus one for the last version, never one per change.
 
-A result is kept per (version, settings generation). Results for a version that is no
-longer current are kept for nobody's use but are never published. Fixes are built by a
-second, lower-priority pass over the same snapshot, on demand or prefetched.
+A result is kept per (revision, settings generation). Results for a version that is no
+longer current are never published. Fixes are built per finding, on request, by the
+worker that holds the analysis's fix offers (see `fix_offers`), and cached with the result.
 """
 
 from __future__ import annotations
@@ -18,13 +18,17 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Optional
+from typing import Awaitable, Callable, Optional, Sequence
 
+from ..model import Fix, Violation
 from . import jobs
+from .convert import identity
 from .pool import DIAGNOSTICS, FIXES, WorkerError, WorkerPool
 from .snapshots import Analysis, Ident, Snapshot
 
 log = logging.getLogger("tapelsp.lsp")
+
+Built = tuple[Optional[Fix], Optional[str]]  # a finding's fix, or why it has none
 
 
 @dataclass
@@ -32,12 +36,12 @@ class _Slot:
     deadline: float = 0.0
     driver: Optional[asyncio.Task] = None
     result: Optional[Analysis] = None
-    fixes: Optional[Analysis] = None
-    fix_task: Optional[asyncio.Task] = None
-    fix_ident: Optional[Ident] = None
+    delivered: Optional[Ident] = None  # the newest result handed to on_analysis
+    # Fixes built for findings of `result` (identity -> fix), and the ones being built.
+    built: dict[tuple, Built] = field(default_factory=dict)
+    building: dict[tuple, asyncio.Future] = field(default_factory=dict)
     waiters: list[asyncio.Future] = field(default_factory=list)
     analyses: int = 0  # how many analyses were started for this slot (for the status request)
-    delivered: Optional[Ident] = None  # the newest result handed to on_analysis
     changed_at: float = 0.0  # monotonic time of the last change
     published_after: Optional[float] = None  # seconds from the last change to its diagnostics
 
@@ -47,14 +51,12 @@ class Scheduler:
                  ident_of: Callable[[str], Optional[Ident]],
                  snapshot_of: Callable[[str], Optional[Snapshot]],
                  on_analysis: Callable[[Analysis], None],
-                 on_fixes: Callable[[Analysis], None],
                  debounce: Callable[[], float],
                  ready: Optional[Callable[[], Awaitable[None]]] = None) -> None:
         self._pool = pool
         self._ident_of = ident_of
         self._snapshot_of = snapshot_of
         self._on_analysis = on_analysis
-        self._on_fixes = on_fixes
         self._debounce = debounce
         self._ready = ready
         self._slots: dict[str, _Slot] = {}
@@ -74,13 +76,11 @@ class Scheduler:
         slot = self._slots.pop(key, None)
         if slot is None:
             return
-        for task in (slot.driver, slot.fix_task):
-            if task is not None and not task.done():
-                task.cancel()
+        if slot.driver is not None and not slot.driver.done():
+            slot.driver.cancel()
+        for future in slot.building.values():
+            future.cancel()
         self._wake(slot)
-
-    def keys(self) -> list[str]:
-        return list(self._slots)
 
     # -- results ---------------------------------------------------------------------------
     def latest(self, key: str) -> Optional[Analysis]:
@@ -101,40 +101,49 @@ class Scheduler:
                 self.touch(key, delay=0.0)
             await self._wait(slot)
 
-    async def with_fixes(self, key: str) -> Optional[Analysis]:
-        """The result for the current version with the rules' fixes built."""
-        while True:
-            current = await self.current(key)
-            if current is None:
-                return None
-            if current.with_fixes:
-                return current
-            slot = self._slots.get(key)
-            if slot is None:
-                return None
-            if slot.fixes is not None and slot.fixes.ident == current.ident:
-                return slot.fixes
-            task = self._start_fixes(slot, current)
-            result = await asyncio.shield(task)
-            if result is not None and result.ident == self._ident_of(key):
-                return result
-            if result is not None and result.error is not None and result.ident == current.ident:
-                return result
-
-    def fixes_for(self, analysis: Analysis) -> Optional[Analysis]:
-        """The fixes pass of `analysis`'s snapshot, when it has already finished."""
+    def built(self, analysis: Analysis) -> dict[tuple, Built]:
+        """The fixes built so far for findings of `analysis`."""
         slot = self._slots.get(analysis.snapshot.key)
-        if analysis.with_fixes:
-            return analysis
-        if slot is not None and slot.fixes is not None and slot.fixes.ident == analysis.ident:
-            return slot.fixes
-        return None
+        if slot is None or slot.result is not analysis:
+            return {}
+        return dict(slot.built)
 
-    def prefetch_fixes(self, analysis: Analysis) -> None:
-        """Build the fixes of a fresh result in the background (code actions then answer at once)."""
+    async def fixes(self, analysis: Analysis, findings: Sequence[Violation]) -> dict[tuple, Built]:
+        """The fixes of `findings` (of `analysis`), building the ones not built yet."""
         slot = self._slots.get(analysis.snapshot.key)
-        if slot is not None and slot.result is analysis:
-            self._start_fixes(slot, analysis)
+        if slot is None or slot.result is not analysis:
+            return {}
+        wanted = [identity(v) for v in findings if identity(v) in analysis.offered]
+        missing = [key for key in wanted if key not in slot.built and key not in slot.building]
+        if missing:
+            loop = asyncio.get_running_loop()
+            futures = {key: loop.create_future() for key in missing}
+            slot.building.update(futures)
+            task = asyncio.ensure_future(self._build(slot, analysis, tuple(missing)))
+            task.add_done_callback(lambda done: self._settle_builds(slot, futures, done))
+        pending = [slot.building[key] for key in wanted if key in slot.building]
+        if pending:
+            await asyncio.gather(*(asyncio.shield(future) for future in pending), return_exceptions=True)
+        return {key: slot.built.get(key, (None, None)) for key in wanted}
+
+    async def _build(self, slot: _Slot, analysis: Analysis, wanted: tuple[tuple, ...]) -> None:
+        job = jobs.BuildFixes(self._check_job(analysis.snapshot), wanted)
+        try:
+            result = await self._pool.run(job, priority=FIXES, prefer=analysis.worker)
+        except WorkerError as error:
+            log.error("building fixes for %s failed: %s", analysis.snapshot.key, error)
+            return
+        if slot.result is analysis:
+            for key, fix, problem in result.fixes:
+                slot.built[key] = (fix, problem)
+
+    @staticmethod
+    def _settle_builds(slot: _Slot, futures: dict[tuple, asyncio.Future], done: asyncio.Future) -> None:
+        for key, future in futures.items():
+            if slot.building.get(key) is future:
+                del slot.building[key]
+            if not future.done():
+                future.set_result(None)
 
     def status(self, key: str) -> dict:
         slot = self._slots.get(key)
@@ -143,7 +152,8 @@ class Scheduler:
         return {"analyses": slot.analyses, "publishedAfter": slot.published_after,
                 "settled": slot.delivered is not None and slot.delivered == self._ident_of(key),
                 "version": slot.result.snapshot.version if slot.result else None,
-                "engineSeconds": slot.result.seconds if slot.result else None}
+                "engineSeconds": slot.result.seconds if slot.result else None,
+                "fixesBuilt": len(slot.built)}
 
     def mark_published(self, analysis: Analysis) -> None:
         slot = self._slots.get(analysis.snapshot.key)
@@ -172,55 +182,40 @@ class Scheduler:
             if snapshot is None:
                 return
             slot.analyses += 1
-            analysis = await self._analyse(snapshot, fixes=False, priority=DIAGNOSTICS)
+            analysis = await self._analyse(snapshot)
             if self._slots.get(key) is not slot:
                 return
             slot.result = analysis
+            slot.built = {}
             self._wake(slot)
             if analysis.ident == self._ident_of(key):
                 slot.delivered = analysis.ident
-                self._deliver(self._on_analysis, analysis)
+                self._deliver(analysis)
                 return
             # A newer version (or new settings) arrived meanwhile: go round for it.
 
-    def _start_fixes(self, slot: _Slot, analysis: Analysis) -> asyncio.Task:
-        if slot.fix_task is not None and slot.fix_ident == analysis.ident:
-            return slot.fix_task
-        if slot.fix_task is not None and not slot.fix_task.done():
-            slot.fix_task.cancel()  # it is for an older version; its worker finishes in the background
-        slot.fix_ident = analysis.ident
-        slot.fix_task = asyncio.ensure_future(self._fix_pass(slot, analysis))
-        return slot.fix_task
+    @staticmethod
+    def _check_job(snapshot: Snapshot) -> jobs.Check:
+        return jobs.Check(snapshot.source, snapshot.settings, key=snapshot.key, ident=snapshot.ident,
+                          project_root=snapshot.project_root, project_generation=snapshot.project_generation)
 
-    async def _fix_pass(self, slot: _Slot, analysis: Analysis) -> Analysis:
-        fixed = await self._analyse(analysis.snapshot, fixes=True, priority=FIXES)
-        if fixed.error is None:
-            slot.fixes = fixed
-            self._deliver(self._on_fixes, fixed)
-        return fixed
-
-    async def _analyse(self, snapshot: Snapshot, *, fixes: bool, priority: int) -> Analysis:
+    async def _analyse(self, snapshot: Snapshot) -> Analysis:
         if snapshot.excluded:
-            return Analysis(snapshot, (), with_fixes=True)
-        job = jobs.Check(snapshot.source, snapshot.settings, fixes=fixes, project_root=snapshot.project_root,
-                         project_generation=snapshot.project_generation)
+            return Analysis(snapshot)
         try:
-            checked = await self._pool.run(job, priority=priority)
+            checked = await self._pool.run(self._check_job(snapshot), priority=DIAGNOSTICS)
         except WorkerError as error:
-            log.error("analysis of %s (version %d) failed: %s", snapshot.key, snapshot.version, error)
-            return Analysis(snapshot, (), with_fixes=fixes, error=str(error))
+            log.error("analysis of %s (revision %d) failed: %s", snapshot.key, snapshot.version, error)
+            return Analysis(snapshot, error=str(error))
         for message in checked.rule_errors:
             log.warning("%s: a rule failed and its findings were dropped: %s", snapshot.key, message)
-        return Analysis(snapshot, checked.violations, with_fixes=fixes, seconds=checked.seconds,
-                        rule_errors=checked.rule_errors)
+        return Analysis(snapshot, checked.violations, seconds=checked.seconds, rule_errors=checked.rule_errors,
+                        offered=checked.offered, worker=checked.worker)
 
     # -- helpers ---------------------------------------------------------------------------
-    @staticmethod
-    def _deliver(callback: Callable[[Analysis], object], analysis: Analysis) -> None:
+    def _deliver(self, analysis: Analysis) -> None:
         try:
-            result = callback(analysis)
-            if isinstance(result, Awaitable):  # type: ignore[arg-type]
-                asyncio.ensure_future(result)  # type: ignore[arg-type]
+            self._on_analysis(analysis)
         except Exception:  # publishing must not stop the scheduler
             log.exception("delivering the result for %s failed", analysis.snapshot.key)
 

@@ -16,7 +16,7 @@ from pygls.uris import to_fs_path
 
 from . import jobs
 from .client_features import ClientFeatures
-from .convert import digest, fixable, identity, to_diagnostic
+from .convert import digest, identity, to_diagnostic
 from .documents import TextDocument
 from .editor_settings import EditorSettings, SettingsResolver, parse_editor_settings
 from .notebooks import NotebookDocument, python_cells
@@ -53,8 +53,8 @@ class Session:
         self.project_generation = 0
         self.pool = WorkerPool(size=workers)
         self.scheduler = Scheduler(self.pool, ident_of=self.ident_of, snapshot_of=self.snapshot_of,
-                                   on_analysis=self.on_analysis, on_fixes=self.on_fixes,
-                                   debounce=self.debounce, ready=self.settings_known)
+                                   on_analysis=self.on_analysis, debounce=self.debounce,
+                                   ready=self.settings_known)
         self._settings_known: Optional[asyncio.Event] = None
         # Push mode: the fingerprint of what each URI was last sent.
         self.pushed: dict[str, str] = {}
@@ -194,49 +194,40 @@ class Session:
         return self.root
 
     # -- results ------------------------------------------------------------------------------
-    def reports(self, analysis: Analysis, fixes: Optional[Analysis] = None
-                ) -> dict[str, tuple[Optional[int], list[types.Diagnostic], str]]:
+    def reports(self, analysis: Analysis) -> dict[str, tuple[Optional[int], list[types.Diagnostic], str]]:
         """uri -> (version, diagnostics, fingerprint) for every document the analysis covers."""
         encoding = self.features.encoding
-        built = {identity(v): v.fix for v in fixes.violations} if fixes is not None else {}
+        built = self.scheduler.built(analysis)
         snapshot = analysis.snapshot
+        targets = ([(snapshot.key, snapshot.client_version, snapshot.lines, analysis.violations)]
+                   if not snapshot.is_notebook else
+                   [(cell.uri, cell.version, cell.lines, analysis.for_cell(cell.number))
+                    for cell in snapshot.cells if cell.python])
         out: dict[str, tuple[Optional[int], list[types.Diagnostic], str]] = {}
-        if not snapshot.is_notebook:
-            diagnostics = [to_diagnostic(v, snapshot.key, snapshot.lines, encoding, snapshot.client_version,
-                                         built.get(identity(v))) for v in analysis.violations]
-            out[snapshot.key] = (snapshot.client_version, diagnostics,
-                                 digest(analysis.violations, fixes is not None))
-            return out
-        for cell in snapshot.cells:
-            if not cell.python:
-                continue
-            found = analysis.for_cell(cell.number)
-            diagnostics = [to_diagnostic(v, cell.uri, cell.lines, encoding, cell.version, built.get(identity(v)))
-                           for v in found]
-            out[cell.uri] = (cell.version, diagnostics, digest(found, fixes is not None))
+        for uri, version, lines, found in targets:
+            diagnostics = []
+            fixes = []
+            for violation in found:
+                key = identity(violation)
+                fix = built.get(key, (None, None))[0]
+                fixes.append(fix)
+                diagnostics.append(to_diagnostic(violation, uri, lines, encoding, version,
+                                                 fixable=key in analysis.offered, fix=fix))
+            out[uri] = (version, diagnostics, digest(found, fixes))
         return out
 
     def on_analysis(self, analysis: Analysis) -> None:
         if analysis.error is not None:
             return  # keep what the client has; the failure is logged
-        self.publish(analysis, None)
+        self.publish(analysis)
         self.scheduler.mark_published(analysis)
-        if any(fixable(v.code) for v in analysis.violations):
-            self.scheduler.prefetch_fixes(analysis)
 
-    def on_fixes(self, fixes: Analysis) -> None:
-        current = self.scheduler.latest(fixes.snapshot.key)
-        if current is None or current.ident != fixes.ident or current.error is not None:
-            return
-        if any(v.fix is not None for v in fixes.violations):
-            self.publish(current, fixes)
-
-    def publish(self, analysis: Analysis, fixes: Optional[Analysis]) -> None:
+    def publish(self, analysis: Analysis) -> None:
         """Push mode: send what changed. Pull mode: ask for a re-pull when a notebook's other
         cells changed (the client only re-pulls the cell that was edited)."""
-        reports = self.reports(analysis, fixes)
+        reports = self.reports(analysis)
         if self.features.pull_diagnostics:
-            if analysis.snapshot.is_notebook and self.features.diagnostic_refresh and fixes is None:
+            if analysis.snapshot.is_notebook and self.features.diagnostic_refresh:
                 fingerprints = {uri: report[2] for uri, report in reports.items()}
                 if any(self.pushed.get(uri) != value for uri, value in fingerprints.items()):
                     self.pushed.update(fingerprints)

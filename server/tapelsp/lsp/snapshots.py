@@ -54,10 +54,12 @@ class Snapshot:
 class Analysis:
     snapshot: Snapshot
     violations: tuple[Violation, ...] = ()
-    with_fixes: bool = False
     seconds: float = 0.0  # time spent in the engine
     error: str | None = None
     rule_errors: tuple[str, ...] = field(default_factory=tuple)
+    # Identities of the findings that have a fix offer, and the worker holding the offers.
+    offered: frozenset = frozenset()
+    worker: int | None = None
 
     @property
     def ident(self) -> Ident:

@@ -11,6 +11,7 @@ a job that never ends can be killed, and a crash costs this process only.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import struct
@@ -19,7 +20,7 @@ import time
 import traceback
 from typing import Any, BinaryIO
 
-from . import jobs
+from . import fix_offers, jobs
 
 HEADER = struct.Struct("!Q")
 # Findings the engine reports when a rule raised (it keeps the other rules' findings).
@@ -44,15 +45,21 @@ def read_frame(stream: BinaryIO) -> Any:
 
 
 class Engine:
-    """Runs jobs; keeps a project index per root between jobs."""
+    """Runs jobs; keeps a project index per root and the fix offers of recent analyses."""
+
+    # A project index is rebuilt after this many jobs (its parsing budget is per index).
+    PROJECT_JOBS = 100
 
     def __init__(self) -> None:
-        self._projects: dict[str, tuple[int, Any]] = {}
+        self._projects: dict[str, tuple[int, int, Any]] = {}
         self._targets: dict[tuple, Any] = {}
+        self.offers = fix_offers.OfferStore()
 
     def run(self, job: Any) -> Any:
         if isinstance(job, jobs.Check):
             return self.check(job)
+        if isinstance(job, jobs.BuildFixes):
+            return self.build_fixes(job)
         if isinstance(job, jobs.FixAll):
             return self.fix_all(job)
         if isinstance(job, jobs.Status):
@@ -63,12 +70,12 @@ class Engine:
         if root is None:
             return None
         known = self._projects.get(root)
-        if known is None or known[0] != generation:
+        if known is None or known[0] != generation or known[1] >= self.PROJECT_JOBS:
             from ..project import Project
 
-            known = (generation, Project(root))
-            self._projects[root] = known
-        return known[1]
+            known = (generation, 0, Project(root))
+        self._projects[root] = (known[0], known[1] + 1, known[2])
+        return known[2]
 
     def targets(self, settings: Any) -> Any:
         key = (settings.tensorflow_version, settings.keras_version, settings.tensorflow_probability_version)
@@ -77,25 +84,54 @@ class Engine:
         return self._targets[key]
 
     def check(self, job: jobs.Check) -> jobs.Checked:
+        """Analyse; keep the findings' fix offers for `build_fixes` instead of building them."""
         from ..engine import check_source
-        from ..notebook import check_notebook, neutralise_magics
+        from ..notebook import check_notebook, code_cells, join_cells, map_violation, neutralise_magics
 
         source = job.source
         project = self.project(job.project_root, job.project_generation)
         targets = self.targets(job.settings)
+        defer = fix_offers.deferring_supported()
+        collected: list[fix_offers.Offer] = []
+        offers = fix_offers.OfferSet(job.ident)
         started = time.perf_counter()
-        if source.kind == jobs.NOTEBOOK:
-            notebook = {"cells": [{"cell_type": kind, "source": text} for kind, text in source.cells]}
-            found = check_notebook(notebook, source.path, job.settings, targets, project=project, fixes=job.fixes)
-        else:
-            text = neutralise_magics(source.text) if source.magics else source.text
-            found = check_source(text, source.path, job.settings, targets, project=project, fixes=job.fixes)
-            if source.magics and job.fixes:
-                found = [_without_fix_on_changed_lines(v, source.text, text) for v in found]
+        with fix_offers.deferred(collected) if defer else _nothing():
+            if source.kind == jobs.NOTEBOOK:
+                notebook = {"cells": [{"cell_type": kind, "source": text} for kind, text in source.cells]}
+                found = check_notebook(notebook, source.path, job.settings, targets, project=project, fixes=defer)
+                cells = join_cells(code_cells(notebook))[1] if collected else []
+                offers.to_cell = lambda violation: map_violation(violation, cells)
+            else:
+                text = neutralise_magics(source.text) if source.magics else source.text
+                found = check_source(text, source.path, job.settings, targets, project=project, fixes=defer)
+                if source.magics:
+                    offers.guard = lambda violation: _without_fix_on_changed_lines(violation, source.text, text)
         seconds = time.perf_counter() - started
+        for entry in collected:
+            seen = offers.to_cell(entry.violation) if offers.to_cell is not None else entry.violation
+            offers.offers[fix_offers.identity(seen)] = entry
+        if job.key:
+            self.offers.put(job.key, offers)
         kept = tuple(v for v in found if v.code != RULE_ERROR)
         errors = tuple(v.message for v in found if v.code == RULE_ERROR)
-        return jobs.Checked(kept, seconds, errors)
+        return jobs.Checked(kept, seconds, errors, frozenset(offers.offers), os.getpid())
+
+    def build_fixes(self, job: jobs.BuildFixes) -> jobs.BuiltFixes:
+        started = time.perf_counter()
+        offers = self.offers.get(job.check.key, job.check.ident)
+        reanalysed = offers is None
+        if offers is None:
+            self.check(job.check)
+            offers = self.offers.get(job.check.key, job.check.ident)
+        built = []
+        for wanted in job.wanted:
+            entry = offers.offers.get(wanted) if offers is not None else None
+            if entry is None:
+                built.append((wanted, None, None))
+                continue
+            fix, error = fix_offers.build(entry, offers)  # type: ignore[arg-type]
+            built.append((wanted, fix, error))
+        return jobs.BuiltFixes(tuple(built), time.perf_counter() - started, reanalysed)
 
     def fix_all(self, job: jobs.FixAll) -> jobs.Fixed:
         from ..fixes import apply_fixes, apply_notebook_fixes
@@ -117,6 +153,11 @@ class Engine:
         result = apply_fixes(source.text, source.path, job.settings, targets, project=project)
         text = result.text if result.text != source.text else None
         return jobs.Fixed(text, (), len(result.fixed), result.problems, time.perf_counter() - started)
+
+
+@contextlib.contextmanager
+def _nothing():
+    yield
 
 
 def _without_fix_on_changed_lines(violation: Any, original: str, neutralised: str) -> Any:

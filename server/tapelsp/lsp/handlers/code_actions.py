@@ -15,8 +15,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified
 
 from .. import jobs
-from ..actions import (FIX_ALL, KINDS, NOTEBOOK_FIX_ALL, QUICK_FIX, Target, has_safe_fix, quick_fixes,
-                       replacement_edits, touches, wanted, workspace_edit)
+from ..actions import (FIX_ALL, KINDS, NOTEBOOK_FIX_ALL, QUICK_FIX, Target, quick_fixes, replacement_edits,
+                       touches, wanted, workspace_edit)
 from ..convert import identity
 from ..pool import FIXES, WorkerError
 from ..positions import from_client_range
@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from ..server import TapeLanguageServer
 
 log = logging.getLogger("tapelsp.lsp")
+
+# Fix-all builds every fix, round after round: on a large file that takes a while.
+FIX_ALL_TIMEOUT = 600.0
 
 OPTIONS = types.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=True)
 
@@ -49,26 +52,20 @@ def register(server: "TapeLanguageServer") -> None:
         document_changes = session.features.document_changes
         violations = findings_of(analysis, uri)
         actions: list[types.CodeAction] = []
-        fixed: Optional[Analysis] = None
         if wanted(QUICK_FIX, only):
             asked = from_client_range(target.lines, params.range, encoding)
             in_range = [v for v in violations if touches(v.range, asked)]
             if in_range:
-                fixed = await session.scheduler.with_fixes(key)
-                if fixed is None or fixed.ident != analysis.ident:
-                    return None  # the document changed meanwhile; the client asks again
-                built = {identity(v): v for v in fixed.violations}
+                # Only the fixes of these findings are built (libcst runs for them alone).
+                built = await session.scheduler.fixes(analysis, in_range)
                 actions.extend(quick_fixes(in_range, built, target, encoding, document_changes))
         for kind, whole_notebook in ((FIX_ALL, False), (NOTEBOOK_FIX_ALL, True)):
-            if only is None and fixed is None:
-                continue  # the light bulb: offer fix-all only next to quick fixes already built
-            if not wanted(kind, only) or (whole_notebook and not analysis.snapshot.is_notebook):
+            if only is None or not wanted(kind, only):
+                continue  # fix-all is a source action: offered when source actions are asked for
+            if whole_notebook and not analysis.snapshot.is_notebook:
                 continue
-            fixed = fixed or await session.scheduler.with_fixes(key)
-            if fixed is None or fixed.ident != analysis.ident:
-                return None
-            scope = fixed.violations if whole_notebook else tuple(findings_of(fixed, uri))
-            if not has_safe_fix(scope):
+            scope = analysis.violations if whole_notebook else violations
+            if not any(identity(v) in analysis.offered for v in scope):
                 continue
             action = types.CodeAction(
                 title="Fix all safely fixable tapelsp problems" + (" in the notebook" if whole_notebook else ""),
@@ -128,7 +125,7 @@ async def fix_all_edit(ls: "TapeLanguageServer", analysis: Analysis, uri: str,
     job = jobs.FixAll(snapshot.source, snapshot.settings, only_cell=only_cell, project_root=snapshot.project_root,
                       project_generation=snapshot.project_generation)
     try:
-        result = await session.pool.run(job, priority=FIXES)
+        result = await session.pool.run(job, priority=FIXES, timeout=FIX_ALL_TIMEOUT)
     except WorkerError as error:
         log.error("fix-all for %s failed: %s", uri, error)
         return None

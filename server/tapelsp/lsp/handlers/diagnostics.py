@@ -34,8 +34,7 @@ def register(server: "TapeLanguageServer") -> None:
         if analysis.error is not None and params.previous_result_id:
             # The analysis failed: keep what the client shows rather than wiping it.
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=params.previous_result_id)
-        fixes = session.scheduler.fixes_for(analysis)
-        reports = session.reports(analysis, fixes)
+        reports = session.reports(analysis)
         if uri not in reports:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         version, items, fingerprint = reports[uri]

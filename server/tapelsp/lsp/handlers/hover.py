@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from ..server import TapeLanguageServer
 
 # A suppression comment and the codes it lists.
-_DIRECTIVE = re.compile(r"#[ \t]*(?:tapelsp:[ \t]*ignore\[(?P<listed>[^\]]*)\]|(?i:noqa):[ \t]*(?P<noqa>[A-Za-z0-9, \t]+))",
-                        re.IGNORECASE)
+_DIRECTIVE = re.compile(r"#[ \t]*(?:tapelsp:[ \t]*ignore\[(?P<listed>[^\]]*)\]"
+                        r"|(?i:noqa):[ \t]*(?P<noqa>[A-Za-z0-9, \t]+))", re.IGNORECASE)
 _CODE = re.compile(r"[A-Za-z]+[0-9]*")
 
 

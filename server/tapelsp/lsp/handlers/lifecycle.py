@@ -51,7 +51,7 @@ async def pull_configuration(ls: "TapeLanguageServer") -> None:
     except Exception as error:  # a client that never answers must not hang the server
         log.warning("workspace/configuration failed: %s", error)
         return
-    value = result[0] if isinstance(result, list) and result else None
+    value = result[0] if isinstance(result, (list, tuple)) and result else None
     if value is not None:
         ls.session.apply_settings(value)
 

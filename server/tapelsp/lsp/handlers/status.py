@@ -28,7 +28,8 @@ def register(server: "TapeLanguageServer") -> None:
     async def status(ls: "TapeLanguageServer", params: Any) -> dict:
         session = ls.session
         pool = session.pool
-        ask_workers = isinstance(params, dict) and params.get("workers") is True
+        # pygls hands the parameters of a method it does not know over as a namedtuple.
+        ask_workers = (params.get("workers") if isinstance(params, dict) else getattr(params, "workers", None)) is True
         answers = await asyncio.gather(*(pool.run(jobs.Status(), priority=BACKGROUND) for _ in pool.pids()),
                                        return_exceptions=True) if ask_workers else []
         workers = {answer.pid: {"pid": answer.pid, "tensorflowImported": answer.tensorflow_imported,

@@ -1,0 +1,377 @@
+"""Editor latency of the tapelsp language server, side by side with `ast.parse` in the same run.
+
+    python bench/editor_latency.py                 # 3,000 and 10,000 lines, 3 edits each
+    python bench/editor_latency.py --sizes 3000 --rounds 5
+
+For a generated TensorFlow file of each size it starts the real server (`python -m
+tapelsp`, stdio, the client's side written here in a few lines), opens the file and then:
+
+- edits it `--rounds` times (one line appended to a comment: every finding stays) and
+  times didChange -> publishDiagnostics. The server's own measure (`tapelsp/status`:
+  from the didChange it received to the diagnostics it sent, debounce set to 0) is the
+  number compared with `ast.parse` of the same text in this process; the client's round
+  trip and the engine's own time in the worker are printed beside it;
+- asks for the code actions at a fixable finding right after the diagnostics arrive
+  (the fixes pass may still be running) and again once it has finished;
+- reads the resident memory of the server process and of its analysis workers
+  (/proc, Linux) after the 10,000-line file is open;
+- with the default debounce, sends 200 didChange in a row and reports how many analyses
+  ran and how long the last version took to reach its diagnostics;
+- asks the server and its workers whether `tensorflow` was imported (it must not be).
+
+A script, not a test: it asserts nothing about time. See shared/design/BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import asyncio
+import itertools
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+REPO = Path(__file__).resolve().parent.parent
+SERVER = REPO / "server"
+
+BLOCK = '''
+
+class Learner{i}(tf.Module):
+    """Block {i}: a DQN learner with a train step."""
+
+    def __init__(self, model, target_model, gamma=0.99):
+        self.model = model
+        self.target_model = target_model
+        self.gamma = gamma
+        self.optimizer = tf.keras.optimizers.Adam(1e-3)
+
+    @tf.function
+    def train(self, states, actions, rewards, next_states, dones):
+        step = tf.Variable(0, dtype=tf.int64)
+        step.assign_add(1)
+        next_q = tf.reduce_max(self.target_model(next_states), axis=1)
+        targets = rewards + self.gamma * next_q * (1.0 - dones)
+        with tf.GradientTape() as tape:
+            q = tf.reduce_sum(self.model(states) * tf.one_hot(actions, 2), axis=1)
+            loss = tf.reduce_mean(tf.square(targets - q))
+        grads = tape.gradient(loss, self.model.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables))
+        return loss
+
+
+def second_derivative_{i}(x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            u = tf.sin(3.0 * x)
+        du_dx = tape.gradient(u, x)
+    return tape.gradient(du_dx, x)
+
+
+def squares_{i}(x):
+    return tf.map_fn(lambda a: a ** 2, x)
+
+
+@tf.function
+def clean_step_{i}(model, optimizer, x, y):
+    with tf.GradientTape() as tape:
+        pred = model(x, training=True)
+        loss = tf.reduce_mean(tf.square(pred - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return loss
+'''
+
+
+def generate(lines: int) -> str:
+    """A TensorFlow file of about `lines` lines: learners, nested tapes, map_fn, clean steps."""
+    out = ['"""Generated TensorFlow training code (bench/editor_latency.py)."""', "import tensorflow as tf", ""]
+    for index in itertools.count():
+        if len(out) >= lines:
+            break
+        out.extend(BLOCK.format(i=index).split("\n"))
+    text = "\n".join(out[:lines])
+    return text.rsplit("\n\n\n", 1)[0] + "\n# edits go below\n"
+
+
+# -- a minimal LSP client ------------------------------------------------------------------
+
+class Client:
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.ids = itertools.count(1)
+        self.pending: dict[int, asyncio.Future] = {}
+        self.published: list[tuple[float, dict]] = []
+        self.event = asyncio.Event()
+        self.reader = asyncio.ensure_future(self._read())
+
+    @classmethod
+    async def start(cls) -> "Client":
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SERVER), env.get("PYTHONPATH")]))
+        process = await asyncio.create_subprocess_exec(sys.executable, "-m", "tapelsp", env=env,
+                                                       stdin=asyncio.subprocess.PIPE,
+                                                       stdout=asyncio.subprocess.PIPE, limit=1 << 24)
+        return cls(process)
+
+    def _send(self, message: dict) -> None:
+        body = json.dumps(message).encode()
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)  # type: ignore[union-attr]
+
+    async def _read(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        while True:
+            length = 0
+            while True:
+                line = await stream.readline()
+                if not line:
+                    return
+                if line == b"\r\n":
+                    break
+                name, value = line.decode().split(":", 1)
+                if name.lower() == "content-length":
+                    length = int(value)
+            message = json.loads(await stream.readexactly(length))
+            if "id" in message and "method" in message:  # a request from the server
+                self._send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            elif "id" in message:
+                future = self.pending.pop(message["id"], None)
+                if future is not None and not future.done():
+                    future.set_result(message)
+            elif message.get("method") == "textDocument/publishDiagnostics":
+                self.published.append((time.perf_counter(), message["params"]))
+                self.event.set()
+
+    async def request(self, method: str, params: Any) -> Any:
+        request_id = next(self.ids)
+        future = asyncio.get_running_loop().create_future()
+        self.pending[request_id] = future
+        self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        answer = await future
+        if "error" in answer:
+            raise RuntimeError(f"{method}: {answer['error']}")
+        return answer.get("result")
+
+    def notify(self, method: str, params: Any) -> None:
+        self._send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    async def diagnostics(self, uri: str, version: int, after: int = 0) -> tuple[float, list]:
+        """(arrival time, diagnostics) of the first publication of `version` after index `after`."""
+        while True:
+            for arrived, params in self.published[after:]:
+                if params["uri"] == uri and params.get("version") == version:
+                    return arrived, params["diagnostics"]
+            self.event.clear()
+            await self.event.wait()
+
+    async def initialize(self, debounce_ms: Optional[int]) -> None:
+        options = {"debounce": debounce_ms} if debounce_ms is not None else {}
+        await self.request("initialize", {
+            "processId": os.getpid(), "rootUri": None, "initializationOptions": options,
+            "capabilities": {"textDocument": {"publishDiagnostics": {"relatedInformation": True},
+                                              "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {
+                                                  "valueSet": ["quickfix", "source"]}}}},
+                             "general": {"positionEncodings": ["utf-16"]}}})
+        self.notify("initialized", {})
+
+    async def close(self) -> None:
+        try:
+            await asyncio.wait_for(self.request("shutdown", None), 30)
+            self.notify("exit", None)
+            await asyncio.wait_for(self.process.wait(), 30)
+        except (asyncio.TimeoutError, ConnectionError):
+            self.process.kill()
+        self.reader.cancel()
+
+
+# -- measurements --------------------------------------------------------------------------
+
+def parse_seconds(text: str, repeat: int = 5) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        ast.parse(text)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def rss_kib(pid: int) -> Optional[int]:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def document_status(status: dict, uri: str) -> dict:
+    return next(d for d in status["documents"] if d["uri"] == uri)
+
+
+async def edit_rounds(client: Client, uri: str, text: str, rounds: int) -> dict:
+    lines = text.count("\n")
+    server, trip, engine, parse = [], [], [], []
+    version = 1
+    for round_number in range(rounds):
+        version += 1
+        comment = f"# edit {round_number}\n"
+        text += comment
+        parse.append(parse_seconds(text, 3))
+        mark = len(client.published)
+        sent = time.perf_counter()
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": {"start": {"line": lines, "character": 0},
+                                          "end": {"line": lines, "character": 0}}, "text": comment}]})
+        arrived, _found = await client.diagnostics(uri, version, mark)
+        lines += 1
+        trip.append(arrived - sent)
+        status = document_status(await client.request("tapelsp/status", {}), uri)
+        server.append(status["publishedAfter"])
+        engine.append(status["engineSeconds"])
+    return {"server": statistics.median(server), "trip": statistics.median(trip),
+            "engine": statistics.median(engine), "parse": statistics.median(parse), "version": version,
+            "text": text}
+
+
+async def code_action_latency(client: Client, uri: str, diagnostics: list) -> dict:
+    fixable = next((d for d in diagnostics if d.get("data", {}).get("fixable")), None)
+    if fixable is None:
+        return {}
+    params = {"textDocument": {"uri": uri}, "range": fixable["range"],
+              "context": {"diagnostics": [fixable], "only": ["quickfix"]}}
+    started = time.perf_counter()
+    first = await client.request("textDocument/codeAction", params)
+    cold = time.perf_counter() - started
+    warm_times = []
+    for _ in range(5):
+        started = time.perf_counter()
+        await client.request("textDocument/codeAction", params)
+        warm_times.append(time.perf_counter() - started)
+    return {"cold": cold, "warm": statistics.median(warm_times), "actions": len(first or [])}
+
+
+async def burst(client: Client, uri: str, text: str, version: int, changes: int) -> dict:
+    lines = text.count("\n")
+    mark = len(client.published)
+    before = document_status(await client.request("tapelsp/status", {}), uri)["analyses"]
+    started = time.perf_counter()
+    for index in range(changes):
+        version += 1
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": {"start": {"line": lines + index, "character": 0},
+                                          "end": {"line": lines + index, "character": 0}}, "text": "#\n"}]})
+    sent = time.perf_counter()
+    arrived, _found = await client.diagnostics(uri, version, mark)
+    status = document_status(await client.request("tapelsp/status", {}), uri)
+    versions = sorted({params.get("version") for _at, params in client.published[mark:] if params["uri"] == uri})
+    return {"analyses": status["analyses"] - before, "send": sent - started, "last": arrived - sent,
+            "published_versions": versions, "final_version": version}
+
+
+async def run(sizes: list[int], rounds: int, burst_changes: int) -> None:
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} "
+          f"{load[2]:.2f}" + ("  (busy machine: even the ratios are soft)" if load[0] > (os.cpu_count() or 1) else ""))
+    results = []
+    memory: dict[str, Any] = {}
+    client = await Client.start()
+    try:
+        await client.initialize(debounce_ms=0)
+        for size in sizes:
+            text = generate(size)
+            uri = Path(f"/tmp/tapelsp-bench-{size}.py").as_uri()
+            mark = len(client.published)
+            opened = time.perf_counter()
+            client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python",
+                                                                    "version": 1, "text": text}})
+            first_arrival, found = await client.diagnostics(uri, 1, mark)
+            first = first_arrival - opened
+            edits = await edit_rounds(client, uri, text, rounds)
+            _at, current = client.published[-1]
+            actions = await code_action_latency(client, uri, current["diagnostics"])
+            status = await client.request("tapelsp/status", {"workers": True})
+            if size == max(sizes):
+                memory = {"server": rss_kib(status["pid"]),
+                          "workers": [rss_kib(pid) for pid in status["workerPids"]]}
+            results.append({"size": size, "lines": text.count("\n"), "findings": len(found), "first": first,
+                            **{k: v for k, v in edits.items() if k != "text"}, "actions": actions})
+            client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        status = await client.request("tapelsp/status", {"workers": True})
+    finally:
+        await client.close()
+
+    # The burst, with the server's default debounce (what an editor gets).
+    burst_client = await Client.start()
+    try:
+        await burst_client.initialize(debounce_ms=None)
+        size = min(sizes)
+        text = generate(size)
+        uri = Path(f"/tmp/tapelsp-burst-{size}.py").as_uri()
+        burst_client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python",
+                                                                      "version": 1, "text": text}})
+        await burst_client.diagnostics(uri, 1)
+        burst_result = await burst(burst_client, uri, text, 1, burst_changes)
+        burst_status = await burst_client.request("tapelsp/status", {"workers": True})
+    finally:
+        await burst_client.close()
+
+    print()
+    print("didChange -> publishDiagnostics (debounce 0; medians of the edit rounds)")
+    header = (f"{'lines':>7} {'findings':>8} {'ast.parse':>10} {'server':>9} {'ratio':>6} {'engine':>9} "
+              f"{'ratio':>6} {'round trip':>10} {'first open':>10}")
+    print(header)
+    for r in results:
+        print(f"{r['lines']:>7} {r['findings']:>8} {r['parse'] * 1000:>8.1f}ms {r['server'] * 1000:>7.1f}ms "
+              f"{r['server'] / r['parse']:>5.1f}x {r['engine'] * 1000:>7.1f}ms {r['engine'] / r['parse']:>5.1f}x "
+              f"{r['trip'] * 1000:>8.1f}ms {r['first']:>9.2f}s")
+    print("  server = the server's own time from the didChange it received to the diagnostics it sent;")
+    print("  engine = check_source in the worker; ratio = / ast.parse of the same text in this process.")
+    print("  Goal (BENCHMARKS.md): server within 2x of ast.parse.")
+    print()
+    print("code actions at a fixable finding (quick fixes + ignore)")
+    for r in results:
+        a = r["actions"]
+        if a:
+            print(f"{r['lines']:>7} lines: right after the diagnostics {a['cold'] * 1000:.1f} ms "
+                  f"({a['cold'] / r['server'] * 100:.1f}% of the diagnostics time; waits for the fixes pass), "
+                  f"then {a['warm'] * 1000:.1f} ms ({a['warm'] / r['server'] * 100:.2f}%), {a['actions']} actions")
+    print("  Goal: under 5% of the diagnostics time.")
+    print()
+    if memory:
+        workers = ", ".join(f"{kib / 1024:.1f} MiB" for kib in memory["workers"] if kib)
+        server_rss = memory["server"]
+        print(f"resident memory with the {max(sizes):,}-line file open: server "
+              f"{server_rss / 1024 if server_rss else float('nan'):.1f} MiB, workers {workers}")
+    print()
+    b = burst_result
+    print(f"burst: {burst_changes} didChange sent in {b['send'] * 1000:.0f} ms on the {min(sizes):,}-line file "
+          f"(default debounce); {b['analyses']} analyses ran; the last version ({b['final_version']}) reached "
+          f"its diagnostics {b['last']:.2f} s after the last change; versions published: {b['published_versions']}")
+    print()
+    imported = [status["tensorflowImported"], *[w["tensorflowImported"] for w in status["workers"]],
+                burst_status["tensorflowImported"], *[w["tensorflowImported"] for w in burst_status["workers"]]]
+    print(f"tensorflow imported by the server or a worker: {'YES' if any(imported) else 'no'}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[3000, 10000], help="file sizes in lines")
+    parser.add_argument("--rounds", type=int, default=3, help="edits timed per size")
+    parser.add_argument("--burst", type=int, default=200, help="didChange notifications in the burst")
+    args = parser.parse_args()
+    asyncio.run(run(sorted(args.sizes), args.rounds, args.burst))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
