@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+import {
+    activeInterpreterPath,
+    checkCommand,
+    expandVariables,
+    installCommand,
+    readCheck,
+    resolveInterpreter,
+    serverCommand,
+    type Interpreter,
+    type InterpreterInputs,
+    type PythonEnvironmentsApi,
+} from '../../../client/vscode/src/interpreter';
+
+const base: InterpreterInputs = { setting: '', userHome: '/home/u', workspaceFolder: '/work/proj', platform: 'linux' };
+
+describe('resolveInterpreter: setting, then the Python extension, then PATH', () => {
+    test('the tapelsp.interpreter setting wins over the Python extension', async () => {
+        let asked = false;
+        const chosen = await resolveInterpreter({
+            ...base, setting: '/opt/venv/bin/python', pythonExtension: async () => { asked = true; return '/ext/python'; },
+        });
+        assert.deepEqual(chosen, { command: '/opt/venv/bin/python', source: 'setting' });
+        assert.equal(asked, false, 'the Python extension is not consulted when the setting is given');
+    });
+
+    test('without the setting, the Python extension\'s active interpreter', async () => {
+        const chosen = await resolveInterpreter({ ...base, pythonExtension: async () => '/ext/envs/tf/bin/python' });
+        assert.deepEqual(chosen, { command: '/ext/envs/tf/bin/python', source: 'python-extension' });
+    });
+
+    test('the Python extension without an answer, or failing, falls through to PATH', async () => {
+        for (const pythonExtension of [async () => undefined, async () => '  ', async () => { throw new Error('not ready'); }]) {
+            const chosen = await resolveInterpreter({ ...base, pythonExtension });
+            assert.deepEqual(chosen, { command: 'python3', source: 'path' });
+        }
+    });
+
+    test('no setting and no Python extension: python3 on PATH (python on Windows)', async () => {
+        assert.deepEqual(await resolveInterpreter(base), { command: 'python3', source: 'path' });
+        assert.deepEqual(await resolveInterpreter({ ...base, platform: 'win32' }), { command: 'python', source: 'path' });
+    });
+
+    test('variables in the setting are expanded', async () => {
+        const chosen = await resolveInterpreter({ ...base, setting: '${workspaceFolder}/.venv/bin/python' });
+        assert.equal(chosen.command, '/work/proj/.venv/bin/python');
+        assert.equal(expandVariables('~/py/bin/python', base), '/home/u/py/bin/python');
+        assert.equal(expandVariables('${userHome}/x', base), '/home/u/x');
+        assert.equal(expandVariables('${env:PYROOT}/bin/python', { ...base, env: { PYROOT: '/opt/py' } }), '/opt/py/bin/python');
+        assert.equal(expandVariables('${workspaceFolder}/p', { userHome: '/h' }), '${workspaceFolder}/p', 'left as is without a folder');
+    });
+});
+
+describe('the Python extension API', () => {
+    function fakeApi(executable: string | undefined): PythonEnvironmentsApi & { asked: unknown[] } {
+        const asked: unknown[] = [];
+        return {
+            asked,
+            getActiveEnvironmentPath: (resource) => { asked.push(resource); return { id: 'env-1', path: '/envs/tf' }; },
+            resolveEnvironment: async (env) => {
+                assert.deepEqual(env, { id: 'env-1', path: '/envs/tf' });
+                return { executable: { uri: executable ? { fsPath: executable } : undefined } };
+            },
+            onDidChangeActiveEnvironmentPath: () => ({ dispose() {} }),
+        };
+    }
+
+    test('the active environment is resolved to its executable, for the given resource', async () => {
+        const api = fakeApi('/envs/tf/bin/python');
+        assert.equal(await activeInterpreterPath(api, 'folder-uri'), '/envs/tf/bin/python');
+        assert.deepEqual(api.asked, ['folder-uri']);
+    });
+
+    test('an environment without an executable gives no interpreter', async () => {
+        assert.equal(await activeInterpreterPath(fakeApi(undefined)), undefined);
+    });
+});
+
+describe('command lines', () => {
+    const python: Interpreter = { command: '/opt/venv/bin/python', source: 'setting' };
+
+    test('the server is `python -m tapelsp` over stdio, nothing else on the line', () => {
+        assert.deepEqual(serverCommand(python), { command: '/opt/venv/bin/python', args: ['-m', 'tapelsp'] });
+    });
+
+    test('the install offer runs pip of the same interpreter', () => {
+        assert.deepEqual(installCommand(python), { command: '/opt/venv/bin/python', args: ['-m', 'pip', 'install', 'tapelsp'] });
+    });
+});
+
+describe('readCheck', () => {
+    const python: Interpreter = { command: 'python3', source: 'path' };
+    const run = (stdout: string, exitCode = 0, stderr = '') => ({ exitCode, stdout, stderr });
+
+    test('ready, missing, too old a tapelsp, too old a Python', () => {
+        assert.deepEqual(readCheck(run('{"python": "/usr/bin/python3", "pythonVersion": [3, 11, 2], "tapelsp": "0.1.0", "server": true}\n'), python),
+            { kind: 'ready', python: '/usr/bin/python3', version: '0.1.0' });
+        assert.deepEqual(readCheck(run('{"python": "/p", "pythonVersion": [3, 12, 0], "tapelsp": null, "error": "No module named \'tapelsp\'"}'), python),
+            { kind: 'missing', python: '/p', detail: "No module named 'tapelsp'" });
+        assert.deepEqual(readCheck(run('{"python": "/p", "pythonVersion": [3, 12, 0], "tapelsp": "0.0.1", "server": false}'), python),
+            { kind: 'no-server', python: '/p', version: '0.0.1' });
+        assert.deepEqual(readCheck(run('{"python": "/p", "pythonVersion": [3, 8, 10], "tapelsp": null}'), python),
+            { kind: 'too-old-python', python: '/p', pythonVersion: '3.8.10' });
+    });
+
+    test('an interpreter that cannot be run, or answers nonsense, is broken', () => {
+        assert.equal(readCheck({ spawnError: 'no such file', exitCode: null, stdout: '', stderr: '' }, python).kind, 'broken');
+        const garbage = readCheck(run('', 1, 'Traceback...\nSyntaxError: invalid syntax'), python);
+        assert.equal(garbage.kind, 'broken');
+        assert.match((garbage as { detail: string }).detail, /SyntaxError/);
+    });
+
+    test('the check script, run by a real Python, tells a fresh venv from one with tapelsp', () => {
+        const dir = mkdtempSync(join(tmpdir(), 'tapelsp-check-'));
+        try {
+            execFileSync('python3', ['-m', 'venv', '--without-pip', join(dir, 'venv')]);
+            const bare: Interpreter = { command: join(dir, 'venv', 'bin', 'python'), source: 'setting' };
+            const line = checkCommand(bare);
+            const result = spawnSync(line.command, line.args, { encoding: 'utf8', cwd: dir });
+            const missing = readCheck({ exitCode: result.status, stdout: result.stdout, stderr: result.stderr }, bare);
+            assert.equal(missing.kind, 'missing', JSON.stringify(missing));
+            assert.equal((missing as { python: string }).python, join(dir, 'venv', 'bin', 'python'));
+        } finally {
+            rmSync(dir, { recursive: true, force: true });
+        }
+    });
+
+    test('the check script finds the tapelsp of the test venv (TAPELSP_PYTHON)', { skip: !process.env.TAPELSP_PYTHON && 'TAPELSP_PYTHON is not set' }, () => {
+        const venv: Interpreter = { command: process.env.TAPELSP_PYTHON!, source: 'setting' };
+        const line = checkCommand(venv);
+        const out = execFileSync(line.command, line.args, { encoding: 'utf8', cwd: tmpdir() });
+        const ready = readCheck({ exitCode: 0, stdout: out, stderr: '' }, venv);
+        assert.equal(ready.kind, 'ready', JSON.stringify(ready));
+    });
+});
