@@ -1,0 +1,416 @@
+// End to end: the packaged .vsix in a real VS Code (code-server) driven through headless
+// Chromium, against the real language server in the test venv.
+//
+// Needs (scripts/test provides them): TAPELSP_PYTHON (a Python with tapelsp installed),
+// TAPELSP_CODE_SERVER (the code-server launcher, run by the Node on PATH, which must be
+// Node 24), TAPELSP_VSIX (the built extension), CHROMIUM (default /usr/bin/chromium).
+// Screenshots go to test-artifacts/vscode/.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'vscode');
+const PYTHON = process.env.TAPELSP_PYTHON ?? '';
+const CODE_SERVER = process.env.TAPELSP_CODE_SERVER ?? join(ROOT, '.cache/code-server/node_modules/.bin/code-server');
+const VSIX = process.env.TAPELSP_VSIX ?? join(ROOT, 'tapelsp.vsix');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+// Waiting for VS Code to do something (never an assertion on how long it took).
+const WAIT = 90_000;
+
+const missing = [
+    [PYTHON, 'TAPELSP_PYTHON'], [CODE_SERVER, 'code-server'], [VSIX, 'the .vsix'], [CHROMIUM, 'chromium'],
+].filter(([path]) => !path || !existsSync(path)).map(([, what]) => what);
+
+/** The CLI's own fix of one rule, applied to a copy: what the quick fix must produce. */
+function cliFixed(source: string, code: string): { text: string; title: string } {
+    const dir = mkdtempSync(join(tmpdir(), 'tapelsp-expected-'));
+    try {
+        const file = join(dir, 'copy.py');
+        writeFileSync(file, source);
+        const report = JSON.parse(execFileSync(PYTHON, ['-m', 'tapelsp', '--check', '--output-format', 'json', '--exit-zero',
+            '--unsafe-fixes', '--select', code, file], { encoding: 'utf8' }));
+        const finding = report.find((f: { code: string }) => f.code === code);
+        assert.ok(finding?.fix, `the CLI has no ${code} fix for this file`);
+        execFileSync(PYTHON, ['-m', 'tapelsp', '--check', '--fix', '--unsafe-fixes', '--exit-zero', '--select', code, file]);
+        return { text: readFileSync(file, 'utf8'), title: finding.fix.message };
+    } finally {
+        rmSync(dir, { recursive: true, force: true });
+    }
+}
+
+function freePort(): Promise<number> {
+    return new Promise((resolve, reject) => {
+        const server = createServer();
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => {
+            const address = server.address();
+            server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+        });
+    });
+}
+
+/** pid, pgid and command line of every process. */
+function processes(): Array<{ pid: number; pgid: number; args: string }> {
+    const out = execFileSync('ps', ['-eo', 'pid=,pgid=,args='], { encoding: 'utf8' });
+    return out.split('\n').filter((line) => line.trim()).map((line) => {
+        const match = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line)!;
+        return { pid: Number(match[1]), pgid: Number(match[2]), args: match[3] };
+    });
+}
+
+/** The extension's output channel as VS Code logged it, next to the screenshots. */
+function copyLogs(dir: string): void {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) copyLogs(path);
+        else if (/tapelsp/i.test(entry.name)) copyFileSync(path, join(ARTIFACTS, `output-${entry.name}`));
+    }
+}
+
+async function sleep(ms: number): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+describe('tapelsp in code-server', { skip: missing.length ? `missing: ${missing.join(', ')}` : false }, () => {
+    let scratch = '';
+    let workspace = '';
+    let codeServer: ChildProcess | undefined;
+    let codeServerLog = '';
+    let browser: Browser | undefined;
+    let page: Page;
+    const originals: Record<string, string> = {};
+    let settingsFile = '';
+
+    async function runCommand(title: string): Promise<void> {
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('F1');
+        const input = page.locator('.quick-input-widget input').first();
+        await input.waitFor({ timeout: WAIT });
+        await input.fill(`>${title}`);
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: WAIT });
+        await page.keyboard.press('Enter');
+    }
+
+    /** Changes a user setting in the Settings editor, as a user does (typed into its box). */
+    async function setUserSetting(key: string, value: string): Promise<void> {
+        await runCommand('Preferences: Open User Settings');
+        const editor = page.locator('.settings-editor').first();
+        await editor.waitFor({ timeout: WAIT });
+        await page.keyboard.type(key);
+        const input = editor.locator(`[data-key="${key}"] input`).first();
+        await input.waitFor({ timeout: WAIT });
+        await input.fill(value);
+        await input.press('Tab');
+        for (;;) {
+            let saved: Record<string, unknown> = {};
+            try {
+                saved = JSON.parse(readFileSync(settingsFile, 'utf8'));
+            } catch {
+                // being written
+            }
+            if (saved[key] === value) break;
+            await sleep(200);
+        }
+        await page.keyboard.press('Control+W');
+        await editor.waitFor({ state: 'hidden', timeout: WAIT });
+    }
+
+    function statusItem(): Locator {
+        return page.locator('.statusbar-item', { hasText: 'tapelsp' }).first();
+    }
+
+    /** A test step that leaves a screenshot of the page as it was when it failed. */
+    function step(name: string, body: () => Promise<void>): void {
+        test(name, async () => {
+            try {
+                await body();
+            } catch (error) {
+                const slug = name.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 60);
+                await shot(`FAILED-${slug}`).catch(() => undefined);
+                throw error;
+            }
+        });
+    }
+
+    async function shot(name: string): Promise<void> {
+        await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+    }
+
+    /** The editor of the active editor group. */
+    function activeEditor(): Locator {
+        return page.locator('.editor-group-container.active .monaco-editor').first();
+    }
+
+    async function openFromExplorer(name: string): Promise<void> {
+        // A menu or widget left open by a failed step must not block this one.
+        await page.keyboard.press('Escape');
+        await page.keyboard.press('Escape');
+        const row = page.locator(`.explorer-folders-view .monaco-list-row[aria-label*="${name}"]`).first();
+        await row.waitFor({ timeout: WAIT });
+        await row.click();
+        await page.locator(`.tabs-container .tab.active[aria-label*="${name}"]`).first().waitFor({ timeout: WAIT });
+    }
+
+    async function problems(): Promise<string[]> {
+        return page.locator('.markers-panel .monaco-list-row').evaluateAll((rows) => rows.map((row) => row.textContent ?? ''));
+    }
+
+    async function showProblems(): Promise<void> {
+        if (!(await page.locator('.markers-panel').isVisible())) await page.keyboard.press('Control+Shift+M');
+        await page.locator('.markers-panel').waitFor({ timeout: WAIT });
+    }
+
+    /** Waits until the Problems panel lists a row containing `text` (or none, with `present` false). */
+    async function waitForProblem(text: string, present = true): Promise<string[]> {
+        await showProblems();
+        for (;;) {
+            const rows = await problems();
+            if (rows.some((row) => row.includes(text)) === present) return rows;
+            await sleep(250);
+        }
+    }
+
+    /**
+     * Puts the cursor on the finding's squiggle through its Problems row (VS Code selects the
+     * squiggle's range; the status bar then says `where`, e.g. "Ln 8, Col 35 (25 selected)"), presses Control+. in the editor and picks the action
+     * titled `title` from the light bulb menu.
+     */
+    async function quickFix(code: string, title: string, where: RegExp, screenshot: string): Promise<void> {
+        await showProblems();
+        const row = page.locator('.markers-panel .monaco-list-row', { hasText: code }).first();
+        await row.click();
+        // Enter opens the marker in its editor with the focus there, cursor at the squiggle's start.
+        await page.keyboard.press('Enter');
+        await page.locator('.statusbar-item', { hasText: where }).first().waitFor({ timeout: WAIT });
+        await page.keyboard.press('Control+.');
+        const menu = page.locator('.action-widget:not(.action-list-submenu-panel)').first();
+        await menu.waitFor({ timeout: WAIT });
+        const item = menu.locator('.monaco-list-row', { hasText: title }).first();
+        await item.waitFor({ timeout: WAIT });
+        await shot(screenshot);
+        await item.click();
+        await menu.waitFor({ state: 'hidden', timeout: WAIT });
+    }
+
+    async function saveAndRead(name: string): Promise<string> {
+        await activeEditor().locator('textarea').first().focus();
+        await page.keyboard.press('Control+S');
+        // The tab stops being dirty once the file is written.
+        await page.locator(`.tabs-container .tab.active:not(.dirty)[aria-label*="${name}"]`).first().waitFor({ timeout: WAIT });
+        return readFileSync(join(workspace, name), 'utf8');
+    }
+
+    before(async () => {
+        rmSync(ARTIFACTS, { recursive: true, force: true });
+        mkdirSync(ARTIFACTS, { recursive: true });
+        scratch = mkdtempSync(join(tmpdir(), 'tapelsp-e2e-'));
+        workspace = join(scratch, 'workspace');
+        mkdirSync(workspace);
+        for (const name of ['second_derivative.py', 'dqn_agent.py', 'higher_order.ipynb']) {
+            copyFileSync(join(ROOT, 'examples', name), join(workspace, name));
+            originals[name] = readFileSync(join(workspace, name), 'utf8');
+        }
+        const userData = join(scratch, 'user-data');
+        const extensions = join(scratch, 'extensions');
+        mkdirSync(join(userData, 'User'), { recursive: true });
+        settingsFile = join(userData, 'User', 'settings.json');
+        writeFileSync(settingsFile, JSON.stringify({
+            'chat.disableAIFeatures': true,
+            'workbench.startupEditor': 'none',
+            'workbench.tips.enabled': false,
+            'workbench.enableExperiments': false,
+            'update.mode': 'none',
+            'extensions.autoUpdate': false,
+            'extensions.autoCheckUpdates': false,
+            'telemetry.telemetryLevel': 'off',
+            'security.workspace.trust.enabled': false,
+            'editor.minimap.enabled': false,
+            'workbench.secondarySideBar.defaultVisibility': 'hidden',
+            'files.autoSave': 'off',
+            'tapelsp.interpreter': PYTHON,
+        }, null, 2));
+        const port = await freePort();
+        const config = join(scratch, 'config.yaml');
+        writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+        const env = {
+            ...process.env,
+            // code-server needs Node 24: the Node running this test comes first.
+            PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+            XDG_CONFIG_HOME: join(scratch, 'xdg-config'),
+            XDG_DATA_HOME: join(scratch, 'xdg-data'),
+        };
+        const common = ['--config', config, '--user-data-dir', userData, '--extensions-dir', extensions];
+        execFileSync(CODE_SERVER, [...common, '--install-extension', VSIX], { env, stdio: 'pipe' });
+
+        // detached: the child calls setsid(), so it leads a new process group and everything it
+        // starts (extension host, language server, its workers) can be stopped together.
+        codeServer = spawn(CODE_SERVER, [...common, '--disable-telemetry', '--disable-update-check',
+            '--disable-workspace-trust', '--reconnection-grace-time', '5', '--ignore-last-opened', workspace],
+        { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+        codeServer.stdout!.on('data', (chunk) => { codeServerLog += chunk; });
+        codeServer.stderr!.on('data', (chunk) => { codeServerLog += chunk; });
+        const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`;
+        for (;;) {
+            if (codeServer.exitCode !== null) throw new Error(`code-server exited:\n${codeServerLog}`);
+            try {
+                if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break;
+            } catch {
+                // not listening yet
+            }
+            await sleep(250);
+        }
+        browser = await chromium.launch({
+            executablePath: CHROMIUM,
+            args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+                '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+        });
+        page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+        await page.goto(url);
+        await page.locator('.monaco-workbench').waitFor({ timeout: WAIT });
+    });
+
+    after(async () => {
+        if (browser) await browser.close().catch(() => undefined);
+        const pgid = codeServer?.pid;
+        if (pgid) {
+            try {
+                process.kill(-pgid, 'SIGTERM');
+            } catch {
+                // already gone
+            }
+            for (let i = 0; i < 40 && processes().some((p) => p.pgid === pgid); i++) await sleep(250);
+            const left = processes().filter((p) => p.pgid === pgid);
+            if (left.length) {
+                try {
+                    process.kill(-pgid, 'SIGKILL');
+                } catch {
+                    // raced
+                }
+            }
+            writeFileSync(join(ARTIFACTS, 'code-server.log'), codeServerLog);
+            copyLogs(join(scratch, 'user-data', 'logs'));
+            assert.deepEqual(left.map((p) => p.args), [], 'processes outlived SIGTERM to the process group');
+        }
+        if (scratch) rmSync(scratch, { recursive: true, force: true });
+    });
+
+    step('the language server runs as `<TAPELSP_PYTHON> -m tapelsp` inside the code-server process group', async () => {
+        await openFromExplorer('second_derivative.py');
+        const pgid = codeServer!.pid!;
+        for (;;) {
+            const server = processes().find((p) => p.pgid === pgid && p.args.startsWith(`${PYTHON} -m tapelsp`));
+            if (server) {
+                assert.equal(server.args, `${PYTHON} -m tapelsp`);
+                break;
+            }
+            await sleep(250);
+        }
+    });
+
+    step('a shadowed tape shows a squiggle, a hover and TAPE001 in the Problems panel', async () => {
+        await openFromExplorer('second_derivative.py');
+        const squiggle = activeEditor().locator('.squiggly-error').first();
+        await squiggle.waitFor({ timeout: WAIT });
+        const status = page.locator('.statusbar-item', { hasText: 'tapelsp' }).first();
+        await status.waitFor({ timeout: WAIT });
+        await shot('01-second_derivative-squiggles');
+
+        const box = await squiggle.boundingBox();
+        assert.ok(box);
+        await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        const hover = page.locator('.monaco-hover').filter({ hasText: 'TAPE001' }).first();
+        await hover.waitFor({ timeout: WAIT });
+        assert.match(await hover.innerText(), /rebinds `tape`/);
+        await shot('02-second_derivative-hover');
+        await page.mouse.move(5, 5);
+
+        const rows = await waitForProblem('TAPE001');
+        const tape = rows.find((row) => row.includes('TAPE001'))!;
+        assert.match(tape, /tapelsp/);
+        assert.match(tape, /\[Ln 8, Col 10\]/);
+        assert.ok(rows.some((row) => row.includes('TAPE002')), rows.join('\n'));
+        await shot('03-problems-panel');
+    });
+
+    step('Ctrl+. on the TAPE001 squiggle applies the rename fix, and TAPE001 is gone', async () => {
+        const expected = cliFixed(originals['second_derivative.py'], 'TAPE001');
+        await openFromExplorer('second_derivative.py');
+        await quickFix('TAPE001', expected.title, /^Ln 8, Col \d+/, '04-tape001-quick-fix-menu');
+        const saved = await saveAndRead('second_derivative.py');
+        assert.equal(saved, expected.text);
+        assert.match(saved, /with tf\.GradientTape\(\) as inner_tape:/);
+        await waitForProblem('TAPE001', false);
+        await shot('05-tape001-fixed');
+    });
+
+    step('a tf.Variable created in a tf.function: FUNC001, fixed by hoisting it into __init__', async () => {
+        const expected = cliFixed(originals['dqn_agent.py'], 'FUNC001');
+        await openFromExplorer('dqn_agent.py');
+        await activeEditor().locator('.squiggly-error').first().waitFor({ timeout: WAIT });
+        const rows = await waitForProblem('FUNC001');
+        assert.match(rows.find((row) => row.includes('FUNC001'))!, /\[Ln 14, Col 16\]/);
+        await shot('06-dqn_agent-func001');
+        await quickFix('FUNC001', expected.title, /^Ln 14, Col \d+/, '07-func001-quick-fix-menu');
+        const saved = await saveAndRead('dqn_agent.py');
+        assert.equal(saved, expected.text);
+        assert.match(saved, /self\.step = tf\.Variable\(0, dtype=tf\.int64\)/);
+        await waitForProblem('FUNC001', false);
+        await shot('08-func001-fixed');
+    });
+
+    step('a notebook: the shadowed tape in its third cell is squiggled and listed', async () => {
+        await openFromExplorer('higher_order.ipynb');
+        const cellSquiggle = page.locator('.notebook-editor .cell-editor-container .squiggly-error').first();
+        await cellSquiggle.waitFor({ timeout: WAIT });
+        await cellSquiggle.scrollIntoViewIfNeeded();
+        const rows = await waitForProblem('TAPE001');
+        assert.match(rows.find((row) => row.includes('TAPE001'))!, /\[Ln 3, Col 10\]/);
+        await shot('09-notebook-cell-finding');
+    });
+
+    step('tapelsp.probe says the probe is not available yet instead of pretending', async () => {
+        await openFromExplorer('second_derivative.py');
+        await runCommand('tapelsp: Probe With TensorFlow');
+        const toast = page.locator('.notification-toast', { hasText: 'live probe is not available yet' }).first();
+        await toast.waitFor({ timeout: WAIT });
+        await page.locator('.notification-toast.notification-fade-in-done').first().waitFor({ timeout: WAIT });
+        assert.match(await toast.innerText(), /nothing was run/);
+        const status = page.locator('.statusbar-item', { hasText: 'tapelsp' }).first();
+        assert.ok(!(await status.innerText()).includes('probing'));
+        await shot('10-probe-not-available');
+    });
+
+    step('an interpreter without tapelsp: error in the status bar, an offer to install it there; switching back restarts the server', async () => {
+        const bare = join(scratch, 'bare-venv');
+        execFileSync('python3', ['-m', 'venv', '--without-pip', bare]);
+        const barePython = join(bare, 'bin', 'python');
+        await openFromExplorer('higher_order.ipynb');
+        await waitForProblem('TAPE001');
+
+        setUserSetting('tapelsp.interpreter', barePython);
+        const offer = page.locator('.notification-toast', { hasText: `tapelsp is not installed in ${barePython}` }).first();
+        await offer.waitFor({ timeout: WAIT });
+        await offer.locator('.monaco-button', { hasText: 'Install tapelsp' }).first().waitFor({ timeout: WAIT });
+        await page.locator('.notification-toast.notification-fade-in-done').first().waitFor({ timeout: WAIT });
+        await statusItem().locator('.codicon-error').waitFor({ timeout: WAIT });
+        // The stopped server's findings are cleared rather than left stale.
+        await waitForProblem('TAPE001', false);
+        await shot('11-missing-tapelsp-offer');
+        await statusItem().hover();
+        await page.locator('.monaco-hover', { hasText: `tapelsp is not installed in ${barePython}` }).first().waitFor({ timeout: WAIT });
+        await page.mouse.move(5, 5);
+
+        setUserSetting('tapelsp.interpreter', PYTHON);
+        await statusItem().locator('.codicon-check').waitFor({ timeout: WAIT });
+        const rows = await waitForProblem('TAPE001');
+        assert.ok(rows.some((row) => row.includes('TAPE001')));
+        await shot('12-restarted-with-the-venv');
+    });
+});
