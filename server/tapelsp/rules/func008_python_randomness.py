@@ -3,9 +3,11 @@ from __future__ import annotations
 import ast
 
 from ..facts.model import CallSite
-from ..model import Severity
+from ..model import Applicability, Severity
 from ..versions import VersionRange
 from ._python_state import FileState, file_state, function_label, self_attribute
+from ._fixes import unfixed
+from ._func_fixes import tensor_context, tf_alias
 from .base import Context, Proof, Rule, invalid, valid
 
 # numpy.random functions that do not draw numbers (constructors, seeding, state).
@@ -79,6 +81,7 @@ class PythonRandomness(Rule):
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
     triggers = ("random", "time", "datetime", "uuid")
+    fixable = True
     examples = (
         invalid("""
             import numpy as np
@@ -95,6 +98,22 @@ class PythonRandomness(Rule):
         """, 8, "the seed report: minibatch indices drawn with numpy",
             proof=Proof(check="""
                 assert all((b == batches[0]).all() for b in batches), "the same batch on every call"
+            """),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            data = tf.reshape(tf.range(1000.0), [1000, 1])
+
+            @tf.function
+            def sample_batch():
+                ids = tf.random.uniform([8], 0, 1000, dtype=tf.int32)
+                return tf.gather(data, ids)
+
+            batches = [sample_batch().numpy() for _ in range(3)]
+        """, fixed_proof=Proof(check="""
+                assert not all((b == batches[0]).all() for b in batches), "a new batch on every call"
+                assert all(b.shape == (8, 1) and (0 <= b).all() and (b < 1000).all() for b in batches)
             """)),
         invalid("""
             import random
@@ -114,8 +133,59 @@ class PythonRandomness(Rule):
                 graph = act.get_concrete_function(q, 0.5).graph
                 ops = {op.type for op in graph.get_operations()}
                 assert ("ArgMax" in ops) != ("RandomUniformInt" in ops), "only one branch is in the graph"
+            """),
+            fixed="""
+            import random
+            import tensorflow as tf
+
+            @tf.function
+            def act(q_values, epsilon):
+                if tf.random.uniform([]) < epsilon:
+                    return tf.random.uniform([], 0, 4, dtype=tf.int64)
+                return tf.argmax(q_values)
+
+            q = tf.constant([0.1, 0.9, 0.3, 0.2])
+            actions = [int(act(q, 0.5)) for _ in range(20)]
+        """, fixed_proof=Proof(check="""
+                # The coin is an op now, and AutoGraph turns the `if` on it into a tf.cond (an If op).
+                graph = act.get_concrete_function(q, 0.5).graph
+                ops = {op.type for op in graph.get_operations()}
+                assert "RandomUniform" in ops and ops & {"If", "StatelessIf"}, ops
+                more = [int(act(q, 0.5)) for _ in range(60)]
+                assert len(set(actions + more)) > 1 and act.experimental_get_tracing_count() == 1
             """)),
         invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def add_noise(x):
+                noise = np.random.normal(0.0, 0.1, size=(2, 3))  # Gaussian noise
+                scale = np.random.uniform(0.5, 1.5)
+                return x * scale + noise
+
+            first = add_noise(tf.zeros([2, 3]))
+            second = add_noise(tf.zeros([2, 3]))
+        """, (6, 7), "noise and a scale drawn with NumPy: tf.random takes the same values in another order "
+                     "(unsafe here: the values reach the caller, as float32 instead of float64)",
+            proof=Proof(check="import numpy as np; assert np.array_equal(first.numpy(), second.numpy())"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def add_noise(x):
+                noise = tf.random.normal((2, 3), 0.0, 0.1)  # Gaussian noise
+                scale = tf.random.uniform([], 0.5, 1.5)
+                return x * scale + noise
+
+            first = add_noise(tf.zeros([2, 3]))
+            second = add_noise(tf.zeros([2, 3]))
+        """, fixed_proof=Proof(check="""
+                import numpy as np
+                assert not np.array_equal(first.numpy(), second.numpy()), "new noise on every call"
+            """)),
+        unfixed(invalid("""
             import time
             import tensorflow as tf
 
@@ -127,8 +197,8 @@ class PythonRandomness(Rule):
             time.sleep(0.05)
             second = float(stamp(tf.constant(0.0, tf.float64)))
         """, 6, "the clock read once, while tracing",
-            proof=Proof(check="assert first == second")),
-        invalid("""
+            proof=Proof(check="assert first == second"))),
+        unfixed(invalid("""
             import numpy as np
             import tensorflow as tf
 
@@ -140,7 +210,7 @@ class PythonRandomness(Rule):
 
             values = [float(noisy(tf.constant(0.0))) for _ in range(3)]
         """, 8, "a NumPy Generator defined outside the function",
-            proof=Proof(check="assert values[0] == values[1] == values[2]")),
+            proof=Proof(check="assert values[0] == values[1] == values[2]"))),
         valid("""
             import tensorflow as tf
 
@@ -197,7 +267,41 @@ class PythonRandomness(Rule):
                 f"baked into the graph, so every later call gets the same value. Use {instead} inside "
                 "the function, or compute the value outside and pass it in as a tensor.",
                 related=[ctx.related(traced.origin, "traced by this tf.function")],
+                fix=_tf_random(ctx, site),
             )
+
+
+def _tf_random(ctx: Context, site: CallSite):
+    """`np.random.*` / `random.*` -> the `tf.random` op drawing the same numbers on every call
+    (fixes/random_ops.py maps the arguments). Safe when the bounds and the size are literals
+    and the value only feeds TensorFlow ops or arithmetic; unsafe otherwise (a Python `if` on
+    it needs AutoGraph, NumPy or Python may use the value, the dtype becomes float32/int32).
+    Generators (`rng.normal()`) and clocks: no fix."""
+    qualname = site.qualname
+    if qualname is None or not qualname.startswith(("numpy.random.", "random.")):
+        return None
+    alias = tf_alias(ctx.facts)
+    if alias is None:
+        return None
+    from ..fixes.random_ops import tf_random_call
+
+    text = ctx.facts.source.text
+    found = tf_random_call(qualname, site.node, alias, text)
+    if found is None:
+        return None
+    function = site.scope.node
+    feeds = isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        and tensor_context(site.node, function, ctx.facts)
+    applicability = Applicability.SAFE if found.literal and feeds else Applicability.UNSAFE
+    short = ast.unparse(site.node.func)
+    call = site.node
+
+    def build():
+        from ..fixes.random_ops import random_call_fix
+
+        return random_call_fix(text, call, found.text, f"Draw with `{alias}.random.{found.op}` on every call "
+                               f"instead of `{short}`", applicability)
+    return build
 
 
 def _frozen(site: CallSite, state: FileState, ctx: Context) -> tuple[str, str] | None:
