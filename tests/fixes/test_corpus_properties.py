@@ -148,20 +148,28 @@ def test_fix_properties_on_tf_keras(path: Path):
     found = check_source(mutated, str(path), SETTINGS, fixes=True)
     assert found, "the planted bugs were not found"
     assert all(v.fix is not None or v.fix_error is None for v in found), [v.fix_error for v in found]
-    result = check_fix_properties(mutated, str(path), SETTINGS, unsafe=True)
-    assert result.fixed
+    # (A fix may decline: a class with __slots__, an __init__ that can return before
+    # super().__init__(...); test_most_planted_bugs_get_a_fix counts how often.)
+    check_fix_properties(mutated, str(path), SETTINGS, unsafe=True)
     for violation in found[:3]:
         check_ignore_properties(mutated, violation, str(path), SETTINGS)
 
 
 @pytest.mark.skipif(not FILES, reason="the tf_keras corpus is not installed (python bench/corpus.py)")
-def test_mutations_plant_both_kinds_of_bug():
-    codes = set()
+def test_most_planted_bugs_get_a_fix():
+    planted = {"FUNC001": 0, "TAPE001": 0}
+    with_fix = {"FUNC001": 0, "TAPE001": 0}
     for path in FILES:
         mutated = mutate(path.read_text(encoding="utf-8"))
-        if mutated is not None:
-            codes |= {v.code for v in check_source(mutated, str(path), SETTINGS)}
-    assert {"FUNC001", "TAPE001"} <= codes, codes
+        if mutated is None:
+            continue
+        for violation in check_source(mutated, str(path), SETTINGS, fixes=True):
+            if violation.code in planted:
+                planted[violation.code] += 1
+                with_fix[violation.code] += violation.fix is not None
+    assert all(planted.values()), planted
+    for code in planted:
+        assert with_fix[code] >= 0.8 * planted[code], (code, with_fix[code], planted[code])
 
 
 def test_mutation_helper_on_a_small_file():
