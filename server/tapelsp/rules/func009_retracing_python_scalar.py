@@ -4,10 +4,11 @@ import ast
 from dataclasses import dataclass
 
 from ..facts.model import CallSite, Facts, Scope, TfFunction
-from ..model import Severity
+from ..model import Applicability, Severity
 from ..versions import Version, VersionRange
 from ._python_state import (Assignment, FileState, file_state, inside, is_number, parameter_defaults,
                             self_attribute, statements)
+from ._func_fixes import tf_alias
 from .base import Context, Proof, Rule, invalid, valid
 
 # TensorFlow logs its retracing warning once this many of the recent calls traced.
@@ -71,6 +72,7 @@ class RetracingPythonScalar(Rule):
     tensorflow = VersionRange(">=2.0")
     # A tf.function here, or a loop that may call one imported from another module.
     triggers = (".function", "import function", "for ", "while ")
+    fixable = True
     examples = (
         invalid("""
             import tensorflow as tf
@@ -85,7 +87,20 @@ class RetracingPythonScalar(Rule):
                 loss = train_step(x, epsilon)
                 epsilon = max(0.05, epsilon * 0.9)
         """, 10, "an epsilon schedule passed as a Python float",
-            proof=Proof(check="assert train_step.experimental_get_tracing_count() == 8")),
+            proof=Proof(check="assert train_step.experimental_get_tracing_count() == 8"),
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def train_step(x, epsilon):
+                return tf.reduce_sum(x) * (1.0 - epsilon)
+
+            x = tf.ones([4])
+            epsilon = 1.0
+            for episode in range(8):
+                loss = train_step(x, tf.constant(epsilon))
+                epsilon = max(0.05, epsilon * 0.9)
+        """, fixed_proof=Proof(check="assert train_step.experimental_get_tracing_count() == 1 and abs(float(loss) - 4 * (1 - 0.9 ** 7)) < 1e-5")),
         invalid("""
             import tensorflow as tf
 
@@ -95,8 +110,18 @@ class RetracingPythonScalar(Rule):
 
             for step in range(6):
                 y = scaled(tf.constant(2.0), step)
-        """, 8, "reduce_retracing=True does not stop retracing on Python ints",
-            proof=Proof(check="assert scaled.experimental_get_tracing_count() == 6")),
+        """, 8, "reduce_retracing=True does not stop retracing on Python ints; tf.constant(step) does (unsafe for ints)",
+            proof=Proof(check="assert scaled.experimental_get_tracing_count() == 6"),
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function(reduce_retracing=True)
+            def scaled(x, step):
+                return x * tf.cast(step, tf.float32)
+
+            for step in range(6):
+                y = scaled(tf.constant(2.0), tf.constant(step))
+        """, fixed_proof=Proof(check="assert scaled.experimental_get_tracing_count() == 1 and float(y) == 10.0")),
         invalid("""
             import tensorflow as tf
 
@@ -107,7 +132,17 @@ class RetracingPythonScalar(Rule):
             for step in range(6):
                 y = scaled(tf.constant(2.0), step)
         """, 8, "TensorFlow 2.8 and older call the option experimental_relax_shapes; it does not help either",
-            tensorflow_version="2.8"),
+            tensorflow_version="2.8",
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function(experimental_relax_shapes=True)
+            def scaled(x, step):
+                return x * tf.cast(step, tf.float32)
+
+            for step in range(6):
+                y = scaled(tf.constant(2.0), tf.constant(step))
+        """),
         invalid("""
             import numpy as np
             import tensorflow as tf
@@ -131,7 +166,30 @@ class RetracingPythonScalar(Rule):
             for _ in range(6):
                 agent.play(tf.constant(np.ones(2, np.float32)))
         """, 15, "the seed's DQN agent: epsilon kept on self, decayed after every step",
-            proof=Proof(check="assert agent.train.experimental_get_tracing_count() == 6")),
+            proof=Proof(check="assert agent.train.experimental_get_tracing_count() == 6"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            class Agent(tf.Module):
+                def __init__(self):
+                    self.w = tf.Variable(tf.ones([2]))
+                    self.epsilon = 1.0
+
+                @tf.function
+                def train(self, states, epsilon):
+                    explore = tf.random.uniform([]) < epsilon
+                    return tf.where(explore, 0.0, tf.reduce_sum(states * self.w))
+
+                def play(self, states):
+                    loss = self.train(states, tf.constant(self.epsilon))
+                    self.epsilon = max(0.1, self.epsilon * 0.95)
+                    return loss
+
+            agent = Agent()
+            for _ in range(6):
+                agent.play(tf.constant(np.ones(2, np.float32)))
+        """, fixed_proof=Proof(check="assert agent.train.experimental_get_tracing_count() == 1 and abs(agent.epsilon - 0.95 ** 6) < 1e-9")),
         invalid("""
             import tensorflow as tf
 
@@ -144,7 +202,19 @@ class RetracingPythonScalar(Rule):
             for i, batch in enumerate([tf.ones([2])] * 6):
                 out = trainer.step(batch, 0.1 / (i + 1))
         """, 10, "an enumerate index in a learning-rate expression, through an instance",
-            proof=Proof(check="assert trainer.step.experimental_get_tracing_count() == 6")),
+            proof=Proof(check="assert trainer.step.experimental_get_tracing_count() == 6"),
+            fixed="""
+            import tensorflow as tf
+
+            class Trainer:
+                @tf.function
+                def step(self, x, lr):
+                    return x - lr * x
+
+            trainer = Trainer()
+            for i, batch in enumerate([tf.ones([2])] * 6):
+                out = trainer.step(batch, tf.constant(0.1 / (i + 1)))
+        """, fixed_proof=Proof(check="assert trainer.step.experimental_get_tracing_count() == 1 and abs(float(out[0]) - (1 - 0.1 / 6)) < 1e-6")),
         valid("""
             import tensorflow as tf
 
@@ -245,7 +315,79 @@ class RetracingPythonScalar(Rule):
                 related = [ctx.related(because, "the value changes here")]
                 if target.origin is not None:
                     related.append(ctx.related(target.origin, "the tf.function"))
-                ctx.report(argument, message, related=related)
+                ctx.report(argument, message, related=related, fix=_as_tensor(ctx, argument, site, state))
+
+
+# --- the fix ----------------------------------------------------------------------------
+
+
+def _as_tensor(ctx: Context, argument: ast.expr, site: CallSite, state: FileState):
+    """`f(x, epsilon)` -> `f(x, tf.constant(epsilon))`: one trace for every value. Safe when the
+    number is a float (a float32 scalar tensor computes what the Python float did); unsafe for
+    ints and numbers of unknown kind (the function may use it as a Python int: `range(n)`, a
+    shape, an index into a Python list; and it becomes an int32 tensor)."""
+    alias = tf_alias(ctx.facts)
+    if alias is None:
+        return None
+    safe = _float_valued(argument, site.scope, state, set())
+    text = ctx.facts.source.text
+    shown = ast.unparse(argument)
+    shown = shown if len(shown) <= 30 else shown[:27] + "..."
+
+    def build():
+        from ..fixes.wrap import wrap_fix
+
+        return wrap_fix(text, argument, f"{alias}.constant", f"Pass `{alias}.constant({shown})`: one trace for "
+                        "every value", Applicability.SAFE if safe else Applicability.UNSAFE)
+    return build
+
+
+def _float_valued(expr: ast.expr, scope: Scope, state: FileState, seen: set) -> bool:
+    """Is this Python number surely a float (never an int) on every call?"""
+    if isinstance(expr, ast.Constant):
+        return type(expr.value) is float
+    if isinstance(expr, ast.BinOp):
+        if isinstance(expr.op, ast.Div):
+            return True
+        if isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.Mod, ast.FloorDiv)):
+            return _float_valued(expr.left, scope, state, seen) or _float_valued(expr.right, scope, state, seen)
+        return False
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        return _float_valued(expr.operand, scope, state, seen)
+    if isinstance(expr, ast.IfExp):
+        return _float_valued(expr.body, scope, state, seen) and _float_valued(expr.orelse, scope, state, seen)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and not expr.keywords and expr.args:
+        if expr.func.id == "float":
+            return True
+        if expr.func.id in ("max", "min"):
+            return all(_float_valued(a, scope, state, seen) for a in expr.args)
+        if expr.func.id == "abs" and len(expr.args) == 1:
+            return _float_valued(expr.args[0], scope, state, seen)
+        return False
+    if isinstance(expr, ast.Name):
+        key = ("name", id(scope.node), expr.id)
+        if key in seen:
+            return False
+        seen.add(key)
+        defining = state.defining_scope(scope, expr.id)
+        if defining is None:
+            return False
+        bindings = state.names(defining).bindings.get(expr.id, [])
+        values = [b.value for b in bindings if b.kind in ("assign", "walrus")]
+        if not values or any(b.kind not in ("assign", "walrus", "augassign") for b in bindings):
+            return False
+        return all(v is not None and _float_valued(v, defining, state, seen) for v in values)
+    attr = self_attribute(expr)
+    if attr is not None:
+        cls = state.class_of(scope)
+        key = ("attr", id(cls), attr)
+        if cls is None or key in seen:
+            return False
+        seen.add(key)
+        bindings = state.class_attrs(cls).get(attr, [])
+        values = [b.value for b in bindings if b.kind == "assign"]
+        return bool(values) and all(v is not None and _float_valued(v, scope, state, seen) for v in values)
+    return False
 
 
 # --- which tf.function a call reaches --------------------------------------------------
