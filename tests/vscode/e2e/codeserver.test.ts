@@ -29,16 +29,20 @@ const missing = [
 
 /** The CLI's own fix of one rule, applied to a copy: what the quick fix must produce. */
 function cliFixed(source: string, code: string): { text: string; title: string } {
+    const report = cliRun(source, ['--output-format', 'json', '--unsafe-fixes', '--select', code]);
+    const finding = JSON.parse(report.output).find((f: { code: string }) => f.code === code);
+    assert.ok(finding?.fix, `the CLI has no ${code} fix for this file`);
+    return { text: cliRun(source, ['--fix', '--unsafe-fixes', '--select', code]).text, title: finding.fix.message };
+}
+
+/** `tapelsp --check ARGS` on a copy of `source`: what it printed and the copy afterwards. */
+function cliRun(source: string, args: string[]): { output: string; text: string } {
     const dir = mkdtempSync(join(tmpdir(), 'tapelsp-expected-'));
     try {
         const file = join(dir, 'copy.py');
         writeFileSync(file, source);
-        const report = JSON.parse(execFileSync(PYTHON, ['-m', 'tapelsp', '--check', '--output-format', 'json', '--exit-zero',
-            '--unsafe-fixes', '--select', code, file], { encoding: 'utf8' }));
-        const finding = report.find((f: { code: string }) => f.code === code);
-        assert.ok(finding?.fix, `the CLI has no ${code} fix for this file`);
-        execFileSync(PYTHON, ['-m', 'tapelsp', '--check', '--fix', '--unsafe-fixes', '--exit-zero', '--select', code, file]);
-        return { text: readFileSync(file, 'utf8'), title: finding.fix.message };
+        const output = execFileSync(PYTHON, ['-m', 'tapelsp', '--check', '--exit-zero', ...args, file], { encoding: 'utf8' });
+        return { output, text: readFileSync(file, 'utf8') };
     } finally {
         rmSync(dir, { recursive: true, force: true });
     }
@@ -217,6 +221,12 @@ describe('tapelsp in code-server', { skip: missing.length ? `missing: ${missing.
             copyFileSync(join(ROOT, 'examples', name), join(workspace, name));
             originals[name] = readFileSync(join(workspace, name), 'utf8');
         }
+        // Safe fixes on save, as the README tells users to set it. The quick-fix steps check the
+        // editor's text before they save, so this cannot stand in for a quick fix that did nothing.
+        mkdirSync(join(workspace, '.vscode'));
+        writeFileSync(join(workspace, '.vscode', 'settings.json'),
+            JSON.stringify({ '[python]': { 'editor.codeActionsOnSave': { 'source.fixAll.tapelsp': 'explicit' } } }, null, 2));
+        copyFileSync(join(ROOT, 'examples', 'second_derivative.py'), join(workspace, 'on_save.py'));
         const userData = join(scratch, 'user-data');
         const extensions = join(scratch, 'extensions');
         mkdirSync(join(userData, 'User'), { recursive: true });
@@ -343,6 +353,7 @@ describe('tapelsp in code-server', { skip: missing.length ? `missing: ${missing.
         const expected = cliFixed(originals['second_derivative.py'], 'TAPE001');
         await openFromExplorer('second_derivative.py');
         await quickFix('TAPE001', expected.title, /^Ln 8, Col \d+/, '04-tape001-quick-fix-menu');
+        await activeEditor().locator('.view-lines', { hasText: 'as inner_tape:' }).waitFor({ timeout: WAIT });
         const saved = await saveAndRead('second_derivative.py');
         assert.equal(saved, expected.text);
         assert.match(saved, /with tf\.GradientTape\(\) as inner_tape:/);
@@ -358,11 +369,29 @@ describe('tapelsp in code-server', { skip: missing.length ? `missing: ${missing.
         assert.match(rows.find((row) => row.includes('FUNC001'))!, /\[Ln 14, Col 16\]/);
         await shot('06-dqn_agent-func001');
         await quickFix('FUNC001', expected.title, /^Ln 14, Col \d+/, '07-func001-quick-fix-menu');
+        await activeEditor().locator('.view-lines', { hasText: 'self.step.assign_add(1)' }).waitFor({ timeout: WAIT });
         const saved = await saveAndRead('dqn_agent.py');
         assert.equal(saved, expected.text);
         assert.match(saved, /self\.step = tf\.Variable\(0, dtype=tf\.int64\)/);
         await waitForProblem('FUNC001', false);
         await shot('08-func001-fixed');
+    });
+
+    step('source.fixAll.tapelsp in editor.codeActionsOnSave applies the safe fixes when the file is saved', async () => {
+        await openFromExplorer('on_save.py');
+        await activeEditor().locator('.squiggly-error').first().waitFor({ timeout: WAIT });
+        await waitForProblem('on_save.py');
+        await activeEditor().locator('.view-lines').first().click({ position: { x: 5, y: 5 } });
+        await page.keyboard.press('Control+End');
+        await page.keyboard.type('# saved with fix-all');
+        await page.locator('.tabs-container .tab.active.dirty[aria-label*="on_save.py"]').first().waitFor({ timeout: WAIT });
+        const typed = `${readFileSync(join(ROOT, 'examples', 'second_derivative.py'), 'utf8')}# saved with fix-all`;
+        const expected = cliRun(typed, ['--fix']).text;
+        assert.notEqual(expected, typed, 'the CLI has a safe fix for this file');
+        const saved = await saveAndRead('on_save.py');
+        assert.equal(saved, expected);
+        await waitForProblem('on_save.py', false);
+        await shot('09-fix-all-on-save');
     });
 
     step('a notebook: the shadowed tape in its third cell is squiggled and listed', async () => {
@@ -372,7 +401,7 @@ describe('tapelsp in code-server', { skip: missing.length ? `missing: ${missing.
         await cellSquiggle.scrollIntoViewIfNeeded();
         const rows = await waitForProblem('TAPE001');
         assert.match(rows.find((row) => row.includes('TAPE001'))!, /\[Ln 3, Col 10\]/);
-        await shot('09-notebook-cell-finding');
+        await shot('10-notebook-cell-finding');
     });
 
     step('tapelsp.probe says the probe is not available yet instead of pretending', async () => {
@@ -384,7 +413,7 @@ describe('tapelsp in code-server', { skip: missing.length ? `missing: ${missing.
         assert.match(await toast.innerText(), /nothing was run/);
         const status = page.locator('.statusbar-item', { hasText: 'tapelsp' }).first();
         assert.ok(!(await status.innerText()).includes('probing'));
-        await shot('10-probe-not-available');
+        await shot('11-probe-not-available');
     });
 
     step('an interpreter without tapelsp: error in the status bar, an offer to install it there; switching back restarts the server', async () => {
@@ -402,7 +431,7 @@ describe('tapelsp in code-server', { skip: missing.length ? `missing: ${missing.
         await statusItem().locator('.codicon-error').waitFor({ timeout: WAIT });
         // The stopped server's findings are cleared rather than left stale.
         await waitForProblem('TAPE001', false);
-        await shot('11-missing-tapelsp-offer');
+        await shot('12-missing-tapelsp-offer');
         await statusItem().hover();
         await page.locator('.monaco-hover', { hasText: `tapelsp is not installed in ${barePython}` }).first().waitFor({ timeout: WAIT });
         await page.mouse.move(5, 5);
@@ -411,6 +440,6 @@ describe('tapelsp in code-server', { skip: missing.length ? `missing: ${missing.
         await statusItem().locator('.codicon-check').waitFor({ timeout: WAIT });
         const rows = await waitForProblem('TAPE001');
         assert.ok(rows.some((row) => row.includes('TAPE001')));
-        await shot('12-restarted-with-the-venv');
+        await shot('13-restarted-with-the-venv');
     });
 });
