@@ -148,7 +148,7 @@ class V1ControlFlowUnderTape(Rule):
                 y = tf.map_fn(lambda a: a * a, x)
             grad = tape.gradient(y, x)
         """, "TensorFlow 2 eager: the tape differentiates map_fn",
-            proof=Proof(check="assert grad.numpy().tolist() == [2.0, 4.0, 6.0]")),
+            proof=Proof(check="assert grad.numpy().tolist() == [2.0, 4.0, 6.0]", isolated=True)),
         valid("""
             import tensorflow as tf
 
