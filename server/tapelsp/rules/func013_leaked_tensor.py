@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from ..facts.model import Facts, Scope, TfFunction
 from ..model import Severity
 from ..versions import VersionRange
-from ._tensors import dotted, function_tensors, instances_of, walk_body
-from ._traced import function_name, runs_in_trace, traced_function_nodes, traced_functions
+from ._tensors import function_tensors, instances_of, walk_body
+from ._traced import function_name, traced_function_nodes, traced_functions
 from .base import Context, Proof, Rule, invalid, valid
 
 OUT_OF_SCOPE = ("is out of scope and cannot be used here. Use return values, explicit Python locals or "

@@ -5,7 +5,7 @@ import ast
 from ..facts.model import Facts, TfFunction
 from ..model import Severity
 from ..versions import VersionRange
-from ._tensors import Tensors, calls_of, dotted, function_params, function_tensors, is_method, walk_body
+from ._tensors import Tensors, calls_of, function_params, function_tensors, is_method, walk_body
 from ._traced import function_name, traced_function_nodes, traced_functions
 from .base import Context, Proof, Rule, invalid, valid
 
@@ -106,7 +106,8 @@ class PythonControlFlowOnTensor(Rule):
 
             total(tf.constant(4))
         """, 6, "a loop over a tensor without AutoGraph",
-            proof=Proof(raises=("OperatorNotAllowedInGraphError", "Iterating over a symbolic `tf.Tensor` is not allowed"))),
+            proof=Proof(raises=("OperatorNotAllowedInGraphError",
+                                "Iterating over a symbolic `tf.Tensor` is not allowed"))),
         invalid("""
             import tensorflow as tf
 
@@ -325,7 +326,8 @@ def _python_value(facts: Facts, expr: ast.expr, tensors: Tensors, function: ast.
     if isinstance(expr, ast.Attribute):
         return isinstance(expr.value, ast.Name) and expr.value.id == "self" and expr.attr != "shape"
     if isinstance(expr, ast.BinOp):
-        return _python_value(facts, expr.left, tensors, function) and _python_value(facts, expr.right, tensors, function)
+        return _python_value(facts, expr.left, tensors, function) \
+            and _python_value(facts, expr.right, tensors, function)
     if isinstance(expr, ast.UnaryOp):
         return _python_value(facts, expr.operand, tensors, function, allow_compare)
     if allow_compare and isinstance(expr, ast.Compare):

@@ -440,7 +440,8 @@ class _Analysis:
         if len(call.args) != 1:
             return None
         for keyword in call.keywords:
-            if keyword.arg == "keepdims" and not (isinstance(keyword.value, ast.Constant) and keyword.value.value is False):
+            if keyword.arg == "keepdims" and not (isinstance(keyword.value, ast.Constant)
+                                                  and keyword.value.value is False):
                 return None
             if keyword.arg not in ("axis", "keepdims", "name"):
                 return None
@@ -501,7 +502,7 @@ def _substitute(body: ast.expr, param: str, elems: ast.expr, tuple_elems: list[a
     """The body with the element replaced by the whole tensor, reductions moved one axis out."""
     original = {id(call) for call in analysis.reductions}
     body_copy = copy.deepcopy(body)
-    reductions = {id(new) for old, new in zip(ast.walk(body), ast.walk(body_copy)) if id(old) in original}
+    reductions = {id(new) for old, new in zip(ast.walk(body), ast.walk(body_copy), strict=True) if id(old) in original}
     body = body_copy
 
     class Substitute(ast.NodeTransformer):

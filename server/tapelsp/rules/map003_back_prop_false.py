@@ -163,7 +163,8 @@ class BackPropFalse(Rule):
                 continue
             op = site.qualname.rsplit(".", 1)[-1]  # type: ignore[union-attr]
             if site.scope.traced_by is not None or graph:
-                effect = "here, in a graph, it cuts the gradient: tape.gradient returns None for what is computed through it"
+                effect = ("here, in a graph, it cuts the gradient: tape.gradient returns None for what is "
+                          "computed through it")
             else:
                 effect = ("eagerly it is ignored and gradients flow, but once this code runs in a tf.function "
                           "(or Keras fit) the gradient is cut and tape.gradient returns None")
