@@ -10,7 +10,6 @@ once per file and kept for as long as the file's facts live.
 from __future__ import annotations
 
 import ast
-import weakref
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -246,13 +245,12 @@ def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
                 stack.extend(reversed(block))
 
 
-_STATES: "weakref.WeakKeyDictionary[Facts, FileState]" = weakref.WeakKeyDictionary()
-
-
 def file_state(facts: Facts) -> FileState:
-    state = _STATES.get(facts)
+    # Kept on the Facts itself, so it lives exactly as long as the file's facts
+    # (a module-level weak map whose values refer back to their keys never frees them).
+    state = facts.__dict__.get("_python_state")
     if state is None:
-        state = _STATES[facts] = FileState(facts)
+        state = facts.__dict__["_python_state"] = FileState(facts)
     return state
 
 
