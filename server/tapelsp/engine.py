@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import traceback
+from functools import lru_cache
 from dataclasses import replace
 from typing import Any, Callable
 
@@ -37,14 +38,15 @@ def _ensure_recursion_headroom() -> None:
         sys.setrecursionlimit(_RECURSION_HEADROOM)
 
 
+@lru_cache(maxsize=32)
+def _rules_for(targets: Targets) -> tuple[Rule, ...]:
+    """One instance of every analysing rule that applies to these library versions."""
+    return tuple(rule for rule in (cls() for cls in all_rules())
+                 if not rule.code.startswith("TL") and rule.applies_to(targets))
+
+
 def enabled_rules(settings: Settings, path: str | None, targets: Targets) -> list[Rule]:
-    rules = []
-    for rule_cls in all_rules():
-        if rule_cls.code.startswith("TL"):
-            continue
-        if settings.enabled(rule_cls.code, path) and rule_cls().applies_to(targets):
-            rules.append(rule_cls())
-    return rules
+    return [rule for rule in _rules_for(targets) if settings.enabled(rule.code, path)]
 
 
 def meta_violation(code: str, message: str, rng: Range | None = None,

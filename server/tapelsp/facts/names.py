@@ -49,13 +49,17 @@ _TOP_LEVEL = {
 
 
 def canonical(qualname: str) -> str:
-    for prefix, replacement in _PREFIXES:
-        if qualname.startswith(prefix):
-            qualname = replacement + qualname[len(prefix):]
+    """Rewrite prefixes until none applies: `tf.compat.v2` + `.compat.v1.Variable`,
+    `tensorflow.compat.v2.keras.layers` all reach their canonical names."""
+    for _ in range(8):
+        for prefix, replacement in _PREFIXES:
+            if qualname.startswith(prefix):
+                qualname = replacement + qualname[len(prefix):]
+                break
+        else:
             break
-    else:
-        if qualname in ("tensorflow.keras", "tf_keras", "tensorflow.python.keras"):
-            return "keras"
+    if qualname in ("tensorflow.keras", "tf_keras", "tensorflow.python.keras"):
+        return "keras"
     return _INTERNAL.get(qualname, qualname)
 
 
