@@ -27,6 +27,7 @@ from ..model import Applicability, Fix
 from ..text import SourceText
 from . import cst as cstu
 from .cst import FixNotPossible
+from .edits import _split_keepends
 
 Block = Union[cst.IndentedBlock, cst.Module]
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
@@ -54,6 +55,46 @@ def _tree(text: str) -> ast.Module:
     return ast.parse(text)
 
 
+def _parse_around(text: str, nodes: list[ast.AST]) -> cstu.Parsed:
+    """libcst for the innermost function holding `nodes` when it is nested (a method of a big
+    class: libcst then parses that method, not the class), else for the top-level statements
+    holding them (cst.parse_region). A nested function is parsed as it is written, under
+    `if True:` lines that open blocks to its indentation, so every column stays the file's."""
+    tree = _tree(text)
+    function = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.col_offset > 0 \
+                and all(_spans(node, n) for n in nodes) and (function is None or _spans(function, node)):
+            function = node
+    if function is None:
+        return cstu.parse_region(text, tree, nodes)
+    lines = _split_keepends(text)
+    first = min([function.lineno] + [d.lineno for d in function.decorator_list])
+    last = function.end_lineno or function.lineno
+    prefix = lines[first - 1][:function.col_offset]
+    body_line = lines[function.body[0].lineno - 1] if function.body[0].lineno > function.lineno else ""
+    step = len(body_line) - len(body_line.lstrip(" \t")) - len(prefix)
+    if not prefix.strip(" ") == "" or step <= 0 or len(prefix) % step or not body_line.startswith(prefix):
+        return cstu.parse_region(text, tree, nodes)
+    newline = next((ending for ending in ("\r\n", "\n", "\r") if lines[first - 1].endswith(ending)), "\n")
+    levels = len(prefix) // step
+    header = "".join(" " * (step * level) + "if True:" + newline for level in range(levels))
+    region = "".join(lines[first - 1:last])
+    if not region.endswith(("\n", "\r")):
+        region += newline
+    try:
+        parsed = cstu.parse(header + region, first - 1 - levels)
+    except cst.ParserSyntaxError:
+        return cstu.parse_region(text, tree, nodes)
+    parsed._tapelsp_header = levels  # type: ignore[attr-defined]
+    return parsed
+
+
+def _spans(outer: ast.AST, inner: ast.AST) -> bool:
+    return (outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset) and \
+        (inner.end_lineno or 0, inner.end_col_offset or 0) <= (outer.end_lineno or 0, outer.end_col_offset or 0)
+
+
 class Rewrite:
     """Rewrites of `text`; with `around`, libcst parses only the top-level statements holding
     those `ast` nodes (libcst costs some 30 times what `ast` does: big files stay cheap)."""
@@ -62,7 +103,8 @@ class Rewrite:
         self.text = text
         self.source = SourceText(text)
         nodes = [node for node in around if node is not None and hasattr(node, "lineno")]
-        self.parsed = cstu.parse_region(text, _tree(text), nodes) if nodes else cstu.parse(text)
+        self.parsed = _parse_around(text, nodes) if nodes else cstu.parse(text)
+        self._first_line = 0 if not nodes else min(n.lineno for n in nodes) - 1
         # id(block) -> (block, operations); an operation is (kind, original index, payload).
         self._blocks: dict[int, tuple[Block, list[tuple[str, int, object]]]] = {}
         self._changes: dict[cst.CSTNode, cstu.Change] = {}
@@ -84,6 +126,17 @@ class Rewrite:
             raise FixNotPossible("a statement on the line of its `with`/`if`/`def`")
         if len(line.body) != 1:
             raise FixNotPossible("several statements on one line")
+        return line
+
+    def line_of(self, stmt: ast.stmt) -> cst.BaseStatement:
+        """The libcst statement line holding `stmt` (shared with others: `a = 1; b = 2`), as an
+        anchor to insert statements next to."""
+        if isinstance(stmt, _COMPOUND):
+            return self.statement(stmt)
+        small = self.parsed.at(self.source.node_range(stmt), cst.BaseSmallStatement)
+        line = self.parsed.parent(small)
+        if not isinstance(line, cst.SimpleStatementLine):
+            raise FixNotPossible("a statement on the line of its `with`/`if`/`def`")
         return line
 
     def node(self, expr: ast.AST, *types: type) -> cst.CSTNode:
@@ -181,7 +234,14 @@ class Rewrite:
         return cstu.rewrite(self.parsed, changes)
 
     def fix(self, title: str, applicability: Applicability) -> Fix | None:
-        return cstu.make_fix(self.parsed, self.code(), title, applicability)
+        fix = cstu.make_fix(self.parsed, self.code(), title, applicability)
+        if fix is not None and any(edit.range.start.line < self.parsed.offset + self._header for edit in fix.edits):
+            raise FixNotPossible("the fix would edit outside the parsed function")
+        return fix
+
+    @property
+    def _header(self) -> int:
+        return getattr(self.parsed, "_tapelsp_header", 0)
 
 
 def _block_change(original: Block, ops: list[tuple[str, int, object]]) -> cstu.Change:

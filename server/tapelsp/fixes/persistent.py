@@ -32,7 +32,7 @@ def make_persistent(rewrite: Rewrite, tape_call: ast.Call, persistent: ast.expr 
 def delete_after(rewrite: Rewrite, stmt: ast.stmt, name: str) -> None:
     """Insert `del name` after the statement `stmt` (after what other edits insert there too,
     when they are registered first)."""
-    statement = rewrite.statement(stmt)
+    statement = rewrite.line_of(stmt)
     block, index = rewrite.block_of(statement)
     rewrite.insert(block, index + 1, [f"del {name}"])
 

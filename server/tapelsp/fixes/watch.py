@@ -22,7 +22,7 @@ def watch_fix(text: str, with_node: ast.With | ast.AsyncWith, before: ast.stmt |
     if before is None:
         index = len(block.body)
     else:
-        found, index = rewrite.block_of(rewrite.statement(before))
+        found, index = rewrite.block_of(rewrite.line_of(before))
         if found is not block:
             return None
     rewrite.insert(block, index, [call_code])

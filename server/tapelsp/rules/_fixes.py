@@ -12,6 +12,7 @@ import ast
 from dataclasses import replace
 
 from ..facts.names import dotted
+from ._tape_gradcalls import live_reaching
 from .base import Example
 
 
@@ -35,7 +36,7 @@ def first_after_watches(body: list[ast.stmt], start: int, tape: str) -> ast.stmt
 
 # --- where a tape is released ----------------------------------------------------------------
 
-def release_point(tape, index, name: str) -> tuple[bool, ast.stmt | None]:
+def release_point(tape, index, name: str, flow=None) -> tuple[bool, ast.stmt | None]:
     """Where `del name` goes once the tape made by `tape` (a facts Tape: `with ... as name` or
     `name = tf.GradientTape()`) is used for the last time, in the statement list that holds
     its creation: (True, statement) to put it after that statement; (True, None) when no
@@ -43,7 +44,9 @@ def release_point(tape, index, name: str) -> tuple[bool, ast.stmt | None]:
     there is no certain place (the name is used outside that list, in a nested function, by
     an earlier iteration of a loop, or declared global).
 
-    `index` is the scope's ScopeIndex (rules/_tape_gradcalls.py)."""
+    `index` is the scope's ScopeIndex (rules/_tape_gradcalls.py), `flow` its def-use flow (a
+    use before the creation, in a loop, is the previous iteration's only if this creation
+    reaches it)."""
     scope = tape.scope
     if name in scope.globals or "." in name:
         return False, None
@@ -77,7 +80,8 @@ def release_point(tape, index, name: str) -> tuple[bool, ast.stmt | None]:
         if begin <= where <= end:
             continue
         if where < begin:
-            if any(_encloses(loop, made) and _encloses(loop, load) for loop in tape.loops):
+            if any(_encloses(loop, made) and _encloses(loop, load) for loop in tape.loops) and (
+                    flow is None or any(d.stmt is made for d in live_reaching(flow, index, name, load))):
                 return False, None
             continue
         if stop < len(block) and where >= (block[stop].lineno, block[stop].col_offset):

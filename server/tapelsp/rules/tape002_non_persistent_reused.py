@@ -386,7 +386,7 @@ def persist_offer(ctx: Context, call: GradCall):
     persistent = binding.persistent
     if persistent is not None and not (isinstance(persistent, ast.Constant) and persistent.value is False):
         return None
-    found, after = release_point(binding, call.index, call.name)
+    found, after = release_point(binding, call.index, call.name, call.flow)
     if not found:
         return None
     text = ctx.facts.source.text

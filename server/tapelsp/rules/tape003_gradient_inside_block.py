@@ -307,7 +307,7 @@ def _dedent_persistent(ctx: Context, call: GradCall, stmt: ast.stmt, with_node: 
     persistent = binding.persistent
     if persistent is not None and not (isinstance(persistent, ast.Constant) and persistent.value is False):
         return None
-    found, after = release_point(binding, call.index, call.name)
+    found, after = release_point(binding, call.index, call.name, call.flow)
     if not found:
         return None
     text = ctx.facts.source.text
