@@ -22,7 +22,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from tapelsp import Settings, check_source
 
 from .properties import check_fix_properties

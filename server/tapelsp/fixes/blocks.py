@@ -74,7 +74,7 @@ def _parse_around(text: str, nodes: list[ast.AST]) -> cstu.Parsed:
     prefix = lines[first - 1][:function.col_offset]
     body_line = lines[function.body[0].lineno - 1] if function.body[0].lineno > function.lineno else ""
     step = len(body_line) - len(body_line.lstrip(" \t")) - len(prefix)
-    if not prefix.strip(" ") == "" or step <= 0 or len(prefix) % step or not body_line.startswith(prefix):
+    if prefix.strip(" ") != "" or step <= 0 or len(prefix) % step or not body_line.startswith(prefix):
         return cstu.parse_region(text, tree, nodes)
     newline = next((ending for ending in ("\r\n", "\n", "\r") if lines[first - 1].endswith(ending)), "\n")
     levels = len(prefix) // step

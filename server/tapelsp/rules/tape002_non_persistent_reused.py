@@ -5,6 +5,7 @@ import ast
 from ..facts.dataflow import inside, position
 from ..model import Applicability, Severity
 from ..versions import VersionRange
+from ._fixes import release_point
 from ._tape_gradcalls import (
     LOOP_EXITS,
     GradCall,
@@ -15,7 +16,6 @@ from ._tape_gradcalls import (
     in_comprehension,
     tape_item_range_node,
 )
-from ._fixes import release_point
 from .base import Context, Proof, Rule, invalid, valid
 
 MESSAGE = "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)"

@@ -5,6 +5,7 @@ import ast
 from ..facts.dataflow import Def, end_position, inside, position
 from ..model import Applicability, Severity
 from ..versions import VersionRange
+from ._fixes import dedent_safe, release_point
 from ._tape_gradcalls import (
     GradCall,
     gradient_calls,
@@ -13,7 +14,6 @@ from ._tape_gradcalls import (
     stop_recording_around,
     tape_item_range_node,
 )
-from ._fixes import dedent_safe, release_point
 from .base import Context, Proof, Rule, invalid, valid
 
 PERSISTENT_WARNING = ("Calling GradientTape.gradient on a persistent tape inside its context is significantly "

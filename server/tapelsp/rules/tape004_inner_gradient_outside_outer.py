@@ -5,6 +5,7 @@ import ast
 from ..facts.dataflow import end_position, position
 from ..model import Applicability, Severity
 from ..versions import VersionRange
+from ._fixes import movable, run_after
 from ._tape_gradcalls import (
     GradCall,
     calls_by_node,
@@ -14,7 +15,6 @@ from ._tape_gradcalls import (
     recorded,
     tape_item_range_node,
 )
-from ._fixes import movable, run_after
 from .base import Context, Proof, Rule, invalid, valid
 
 

@@ -4,8 +4,8 @@ import ast
 
 from ..model import Applicability, Severity
 from ..versions import Version, VersionRange
-from ._tape_paths import PREDICT, cuts_of, gradient_phrase
 from ._fixes import unfixed
+from ._tape_paths import PREDICT, cuts_of, gradient_phrase
 from .base import Context, Proof, Rule, invalid, valid
 
 _KERAS_3 = Version.parse("3")

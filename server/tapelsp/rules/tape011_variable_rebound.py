@@ -272,7 +272,6 @@ class VariableRebound(Rule):
         cls = binding.scope.enclosing_class
         if cls is None:
             return
-        attr = binding.name.split(".", 1)[1]
         for method in cls.body:
             if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue

@@ -4,9 +4,9 @@ import ast
 
 from ..model import Applicability, Severity
 from ..versions import VersionRange
+from ._fixes import unfixed
 from ._tape_gradcalls import GradCall, gradient_calls, watch_position
 from ._tape_values import INT_DTYPES, Kind, lookup_for, source_kind
-from ._fixes import unfixed
 from .base import Context, Proof, Rule, invalid, valid
 
 WATCH_WARNING = "The dtype of the watched tensor must be floating"
