@@ -377,6 +377,8 @@ def _created(ctx: Context, call: GradCall) -> list:
 def persist_offer(ctx: Context, call: GradCall):
     """`persistent=True` on the tape, and `del tape` after its last use (safe: the same
     gradients, and the tape is released where the second call used to fail)."""
+    if not ctx.fixes:
+        return None  # the offer is worked out only when fixes are wanted
     binding = call.binding
     tape_call = binding.call
     if tape_call is None or binding.name is None or "." in call.name or binding.option("persistent") is not False:

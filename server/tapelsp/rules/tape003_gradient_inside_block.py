@@ -265,6 +265,8 @@ def _offer(ctx: Context, call: GradCall, later: GradCall):
     non-persistent tape, also `persistent=True` and `del`, as two calls then follow the block);
     else, on a persistent tape, compute it under `tape.stop_recording()`. Both safe: the same
     gradients, and the rule has checked that nothing differentiates this one."""
+    if not ctx.fixes:
+        return None  # the offer is worked out only when fixes are wanted
     entry = call.entry
     if entry is None or not isinstance(entry.node, (ast.With, ast.AsyncWith)):
         return None

@@ -193,6 +193,8 @@ class InnerGradientOutsideOuter(Rule):
 def _indent_offer(ctx: Context, inner: GradCall, outer: GradCall):
     """Move the statements from the end of the outer block to the outer gradient call (the inner
     gradient and what is computed from it) to the end of the outer block, in their order."""
+    if not ctx.fixes:
+        return None  # the offer is worked out only when fixes are wanted
     entry = outer.entry
     if entry is None or not isinstance(entry.node, (ast.With, ast.AsyncWith)):
         return None

@@ -290,6 +290,8 @@ class TargetAfterBlock(Rule):
 def _move_offer(ctx: Context, call: GradCall, stmt: ast.stmt | None, target: ast.expr | None):
     """Move the statements between the block and the gradient call into the block (and the
     target expression of the call with them, as a name): safe when they are pure."""
+    if not ctx.fixes:
+        return None  # the offer is worked out only when fixes are wanted
     entry = call.entry
     if entry is None or not isinstance(entry.node, (ast.With, ast.AsyncWith)):
         return None

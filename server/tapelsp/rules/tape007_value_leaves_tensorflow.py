@@ -272,6 +272,8 @@ def _offer(ctx: Context, found):
     """`np.square(t)` -> `tf.square(t)` for NumPy/math functions whose TensorFlow twin takes the
     same arguments (safe inside the tape's block; unsafe in a helper, whose other callers may
     pass NumPy data); `t.numpy()` -> `t` (unsafe: later NumPy-only uses of the value break)."""
+    if not ctx.fixes:
+        return None  # the offer is worked out only when fixes are wanted
     node = found.node
     if not isinstance(node, ast.Call):
         return None

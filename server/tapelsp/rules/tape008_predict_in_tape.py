@@ -210,6 +210,8 @@ class PredictInTape(Rule):
 def _offer(ctx: Context, node: ast.AST):
     """`model.predict(x)` -> `model(x, training=False)`; `K.eval(t)` -> `t`. Both unsafe: the
     value becomes a tensor (NumPy-only uses of it break), and the step may want training=True."""
+    if not ctx.fixes:
+        return None  # the offer is worked out only when fixes are wanted
     if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args) \
             or any(k.arg is None for k in node.keywords):
         return None

@@ -312,6 +312,8 @@ class SourceNotWatched(Rule):
 def _watch_offer(ctx: Context, call: GradCall, element: ast.expr):
     """A builder inserting `tape.watch(element)` into the block, or None when there is no
     certain place for it."""
+    if not ctx.fixes:
+        return None  # the offer is worked out only when fixes are wanted
     entry = call.entry
     if entry is None or not isinstance(entry.node, (ast.With, ast.AsyncWith)) or not entry.node.body:
         return None

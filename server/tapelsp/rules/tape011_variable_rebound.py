@@ -399,6 +399,8 @@ def _offer(ctx: Context, stmt: ast.Assign | ast.AugAssign, method: str, operand:
     """`v.assign_sub(x)` / `v.assign_add(x)` are safe: the same value, kept in the variable.
     `v.assign(...)` is unsafe: a value of another shape or dtype cannot be assigned, where the
     rebinding took it."""
+    if not ctx.fixes:
+        return None  # the offer is worked out only when fixes are wanted
     text = ctx.facts.source.text
     applicability = Applicability.SAFE if method in ("assign_add", "assign_sub") else Applicability.UNSAFE
 

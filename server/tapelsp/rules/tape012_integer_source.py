@@ -260,6 +260,8 @@ _DTYPE_MAKERS = frozenset({"tensorflow.constant", "tensorflow.Variable", "tensor
 def _float_offer(ctx: Context, kind: Kind, explicit: bool):
     """Integer literals made float (safe), an integer dtype made float32 (unsafe), or
     `dtype=tf.float32` added to a conversion of integer NumPy data (unsafe)."""
+    if not ctx.fixes:
+        return None  # the offer is worked out only when fixes are wanted
     call = kind.node
     if not isinstance(call, ast.Call):
         return None
