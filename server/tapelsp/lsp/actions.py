@@ -8,18 +8,18 @@ in the client's position encoding.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from lsprotocol import types
 
-from ..fixes import ignore_fix, text_edits
+from ..fixes import text_edits
 from ..model import Applicability, Edit, Fix, Range, Violation
 from .convert import identity, text_edit, to_diagnostic
 
 QUICK_FIX = types.CodeActionKind.QuickFix.value
 FIX_ALL = "source.fixAll.tapelsp"
 NOTEBOOK_FIX_ALL = "notebook.source.fixAll.tapelsp"
-KINDS = [QUICK_FIX, FIX_ALL, NOTEBOOK_FIX_ALL]
+KINDS = (QUICK_FIX, FIX_ALL, NOTEBOOK_FIX_ALL)
 
 
 def wanted(kind: str, only: Optional[Sequence[str]]) -> bool:
@@ -75,10 +75,9 @@ def quick_fix(violation: Violation, fix: Optional[Fix], target: Target, encoding
     )
 
 
-def ignore_action(violation: Violation, target: Target, encoding: str,
+def ignore_action(violation: Violation, fix: Optional[Fix], target: Target, encoding: str,
                   document_changes: bool) -> Optional[types.CodeAction]:
     """`# tapelsp: ignore[CODE]` on the finding's line (None when the line cannot take a comment)."""
-    fix = ignore_fix(violation, target.text)
     if fix is None:
         return None
     return types.CodeAction(
@@ -91,7 +90,10 @@ def ignore_action(violation: Violation, target: Target, encoding: str,
 
 
 def quick_fixes(in_range: Sequence[Violation], built: dict[tuple, tuple[Optional[Fix], Optional[str]]],
-                target: Target, encoding: str, document_changes: bool) -> list[types.CodeAction]:
+                target: Target, encoding: str, document_changes: bool,
+                ignore_of: Callable[[Violation], Optional[Fix]]) -> list[types.CodeAction]:
+    """The rules' fixes for the findings, then one "ignore CODE on this line" per code and line.
+    `ignore_of(violation)` gives the ignore edit (`tapelsp.fixes.ignore_fix`, memoised)."""
     actions: list[types.CodeAction] = []
     for violation in in_range:
         action = quick_fix(violation, built.get(identity(violation), (None, None))[0], target, encoding,
@@ -104,7 +106,7 @@ def quick_fixes(in_range: Sequence[Violation], built: dict[tuple, tuple[Optional
         if key in seen:
             continue
         seen.add(key)
-        action = ignore_action(violation, target, encoding, document_changes)
+        action = ignore_action(violation, ignore_of(violation), target, encoding, document_changes)
         if action is not None:
             actions.append(action)
     return actions

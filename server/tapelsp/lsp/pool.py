@@ -84,7 +84,7 @@ class _Waiter:
 
 
 class WorkerPool:
-    def __init__(self, size: int = 2, timeout: float = 120.0) -> None:
+    def __init__(self, size: int = 2, timeout: float = 600.0) -> None:
         self.size = max(1, size)
         self.timeout = timeout
         self._idle: list[_Worker] = []
@@ -196,7 +196,7 @@ class WorkerPool:
 
         `prefer`: the pid of the worker to use when it is free (it holds state the job can
         use); any worker otherwise."""
-        for attempt in range(2):
+        for _attempt in range(2):
             worker = await self._acquire(priority, prefer)
             task = asyncio.ensure_future(self._call(worker, job, timeout or self.timeout))
             result = await asyncio.shield(task)

@@ -40,6 +40,8 @@ class _Slot:
     # Fixes built for findings of `result` (identity -> fix), and the ones being built.
     built: dict[tuple, Built] = field(default_factory=dict)
     building: dict[tuple, asyncio.Future] = field(default_factory=dict)
+    # Other values computed from `result` on request (the ignore-comment edits...).
+    memo: dict = field(default_factory=dict)
     waiters: list[asyncio.Future] = field(default_factory=list)
     analyses: int = 0  # how many analyses were started for this slot (for the status request)
     changed_at: float = 0.0  # monotonic time of the last change
@@ -107,6 +109,11 @@ class Scheduler:
         if slot is None or slot.result is not analysis:
             return {}
         return dict(slot.built)
+
+    def memo(self, analysis: Analysis) -> dict:
+        """A scratch dict that lives as long as `analysis` is the document's result."""
+        slot = self._slots.get(analysis.snapshot.key)
+        return slot.memo if slot is not None and slot.result is analysis else {}
 
     async def fixes(self, analysis: Analysis, findings: Sequence[Violation]) -> dict[tuple, Built]:
         """The fixes of `findings` (of `analysis`), building the ones not built yet."""
@@ -187,6 +194,7 @@ class Scheduler:
                 return
             slot.result = analysis
             slot.built = {}
+            slot.memo = {}
             self._wake(slot)
             if analysis.ident == self._ident_of(key):
                 slot.delivered = analysis.ident

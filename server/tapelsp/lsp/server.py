@@ -15,19 +15,21 @@ from .session import Session
 
 log = logging.getLogger("tapelsp.lsp")
 
-NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+
+def notebook_sync() -> types.NotebookDocumentSyncOptions:
     # '*' matches every notebook type; only the Python cells are synchronised.
-    notebook_selector=[types.NotebookDocumentFilterWithNotebook(
-        notebook="*", cells=[types.NotebookCellLanguage(language="python")])],
-    save=False,
-)
+    return types.NotebookDocumentSyncOptions(
+        notebook_selector=[types.NotebookDocumentFilterWithNotebook(
+            notebook="*", cells=[types.NotebookCellLanguage(language="python")])],
+        save=False,
+    )
 
 
 class TapeLanguageServer(LanguageServer):
     def __init__(self, *, workers: int = 2) -> None:
         super().__init__("tapelsp", __version__, protocol_cls=TapeProtocol,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         notebook_document_sync=NOTEBOOK_SYNC)
+                         notebook_document_sync=notebook_sync())
         self.session = Session(self, workers=workers)
         register_all(self)
 

@@ -9,11 +9,13 @@ one: clients that can resolve code actions get it without its edit, computed on 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified
 
+from ...fixes import ignore_fix
+from ...model import Fix, Violation
 from .. import jobs
 from ..actions import (FIX_ALL, KINDS, NOTEBOOK_FIX_ALL, QUICK_FIX, Target, quick_fixes, replacement_edits,
                        touches, wanted, workspace_edit)
@@ -30,11 +32,10 @@ log = logging.getLogger("tapelsp.lsp")
 # Fix-all builds every fix, round after round: on a large file that takes a while.
 FIX_ALL_TIMEOUT = 600.0
 
-OPTIONS = types.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=True)
-
-
 def register(server: "TapeLanguageServer") -> None:
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, OPTIONS)
+    options = types.CodeActionOptions(code_action_kinds=list(KINDS), resolve_provider=True)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, options)
     async def code_action(ls: "TapeLanguageServer", params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
         session = ls.session
         uri = params.text_document.uri
@@ -58,7 +59,8 @@ def register(server: "TapeLanguageServer") -> None:
             if in_range:
                 # Only the fixes of these findings are built (libcst runs for them alone).
                 built = await session.scheduler.fixes(analysis, in_range)
-                actions.extend(quick_fixes(in_range, built, target, encoding, document_changes))
+                actions.extend(quick_fixes(in_range, built, target, encoding, document_changes,
+                                           memoised_ignore(session.scheduler.memo(analysis), target)))
         for kind, whole_notebook in ((FIX_ALL, False), (NOTEBOOK_FIX_ALL, True)):
             if only is None or not wanted(kind, only):
                 continue  # fix-all is a source action: offered when source actions are asked for
@@ -93,6 +95,19 @@ def register(server: "TapeLanguageServer") -> None:
             raise JsonRpcContentModified("the document changed since the code action was offered")
         action.edit = await fix_all_edit(ls, analysis, uri, bool(data.get("notebook")))
         return action
+
+
+def memoised_ignore(memo: dict, target: Target) -> Callable[[Violation], Optional[Fix]]:
+    """`ignore_fix` (it tokenizes the whole text) once per finding and analysis."""
+    def ignore_of(violation: Violation) -> Optional[Fix]:
+        key = ("ignore", target.uri, identity(violation))
+        if key not in memo:
+            text_key = ("text", target.uri)
+            if text_key not in memo:
+                memo[text_key] = target.text
+            memo[key] = ignore_fix(violation, memo[text_key])
+        return memo[key]
+    return ignore_of
 
 
 def findings_of(analysis: Analysis, uri: str) -> list[Any]:

@@ -17,11 +17,11 @@ if TYPE_CHECKING:
 
 Report = Union[types.RelatedFullDocumentDiagnosticReport, types.RelatedUnchangedDocumentDiagnosticReport]
 
-OPTIONS = types.DiagnosticOptions(identifier="tapelsp", inter_file_dependencies=False, workspace_diagnostics=False)
-
-
 def register(server: "TapeLanguageServer") -> None:
-    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, OPTIONS)
+    options = types.DiagnosticOptions(identifier="tapelsp", inter_file_dependencies=False,
+                                      workspace_diagnostics=False)
+
+    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, options)
     async def diagnostic(ls: "TapeLanguageServer", params: types.DocumentDiagnosticParams) -> Report:
         session = ls.session
         uri = params.text_document.uri
