@@ -53,12 +53,21 @@ class FakeRule(Rule):
             ctx.report(rng, "OLD found", fix=type(self).offer(rng) if type(self).offer else None)
 
 
+def _forget_rule_instances() -> None:
+    cached = getattr(engine, "_rules_for", None)  # the engine keeps rule instances per target versions
+    if cached is not None and hasattr(cached, "cache_clear"):
+        cached.cache_clear()
+
+
 @pytest.fixture()
 def fake(monkeypatch):
     monkeypatch.setattr(engine, "all_rules", lambda: [FakeRule])
+    _forget_rule_instances()
     FakeRule.calls = []
     yield FakeRule
     FakeRule.offer = None
+    monkeypatch.undo()
+    _forget_rule_instances()
 
 
 def replace_with(new: str, applicability=Applicability.SAFE):
@@ -206,8 +215,7 @@ def test_notebook_fixes_apply_to_the_cells():
     assert notebook_json(json.loads(text), like=text) == text
 
 
-def test_a_fix_touching_a_magic_line_is_not_offered(monkeypatch):
-    monkeypatch.setattr(engine, "all_rules", lambda: [FakeRule])
+def test_a_fix_touching_a_magic_line_is_not_offered(fake):
     FakeRule.offer = lambda rng: (lambda: Fix("x", Applicability.SAFE,
                                               (Edit(Range(Position(rng.start.line - 1, 0), Position(rng.start.line, 3)),
                                                     "NEW"),)))
