@@ -21,7 +21,8 @@ def test_console_script_points_at_main():
 
 def test_python_dash_m_behaves_like_the_command(tmp_path):
     write_tree(tmp_path, {"t.py": TAPE})
-    for args in (["--version"], ["--check", "."], ["--check", ".", "--output-format", "json"], [],
+    # (No arguments starts the language server: tests/cli/test_no_traceback.py and tests/lsp.)
+    for args in (["--version"], ["--check", "."], ["--check", ".", "--output-format", "json"],
                  ["--explain", "TAPE001"], ["--check", "nope.py"]):
         assert run_module(args, cwd=tmp_path) == run_in_process(args, cwd=tmp_path), args
     assert run_module(["--version"], cwd=tmp_path).out == f"tapelsp {__version__}\n"

@@ -89,7 +89,7 @@ def build(entry: Offer, offers: OfferSet) -> tuple[Optional[Fix], Optional[str]]
 class OfferStore:
     """The offers of the latest analysis of each document this worker analysed (a few documents)."""
 
-    def __init__(self, documents: int = 8) -> None:
+    def __init__(self, documents: int = 4) -> None:
         self._sets: OrderedDict[str, OfferSet] = OrderedDict()
         self._documents = documents
 

@@ -174,6 +174,9 @@ class WorkerPool:
         if preferred is not None:
             self._idle.remove(preferred)
             return preferred
+        # Waiters that gave up stay in the heap until popped: they do not count.
+        self._waiting = [waiter for waiter in self._waiting if not waiter.future.done()]
+        heapq.heapify(self._waiting)
         if self._idle and not self._waiting:
             return self._idle.pop()
         if not self._all and not self._starting:
