@@ -203,6 +203,29 @@ def ask_kernel(client, timeout: float) -> dict:
     return _Channel(client).ask(time.monotonic() + timeout)
 
 
+def _exit_on_sigterm():
+    """While a kernel runs, SIGTERM (`kill`, a CI job cancelled) raises SystemExit in the main
+    thread instead of ending this process on the spot, so `close` still kills the kernel's
+    process group (the program's forked children too) and removes the temporary files.
+    Returns the handler to restore, or None when nothing was installed (not the main thread,
+    or the application handles SIGTERM itself)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+            return None
+
+        def terminate(signum, frame):
+            raise SystemExit(128 + signum)
+
+        signal.signal(signal.SIGTERM, terminate)
+    except (ValueError, OSError):
+        return None
+    return signal.SIG_DFL
+
+
 class KernelProcess:
     """An ipykernel of `python`, started for the probe and always ended with it."""
 
@@ -220,6 +243,7 @@ class KernelProcess:
 
     # -- lifecycle --------------------------------------------------------------------
     def __enter__(self) -> "KernelProcess":
+        self._sigterm = _exit_on_sigterm()
         try:
             self.start()
         except BaseException:
@@ -304,6 +328,9 @@ class KernelProcess:
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
+        previous, self._sigterm = getattr(self, "_sigterm", None), None
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
     def _kill_group(self) -> None:
         if self.pid is None:
