@@ -22,3 +22,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 from tapelsp.engine import _ensure_recursion_headroom  # noqa: E402
 
 _ensure_recursion_headroom()
+
+
+# The probe tests need real kernels: the same fixture as tests/probe (skips, or fails under
+# TAPELSP_REQUIRE_TENSORFLOW=1, when jupyter_client/ipykernel/tensorflow are missing).
+from probe.conftest import kernel_python  # noqa: E402,F401
