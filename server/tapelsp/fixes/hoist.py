@@ -621,8 +621,8 @@ def _with_comments(statement: cst.CSTNode, comments: list[cst.EmptyLine],
 def _before_function(parsed: cstu.Parsed, function: cst.FunctionDef, statement_text: str,
                      comments: list[cst.EmptyLine], trailing: cst.TrailingWhitespace | None, changes: dict) -> None:
     """Put the new statement just before the function (before its decorators and the blank
-    lines above it). Right after other plain statements (module state, an earlier hoist) it
-    joins them; after an import, a class or a def it gets blank lines of its own."""
+    lines above it). Right after plain statements (module state, an earlier hoist) it joins
+    them; after an import, a docstring, a class or a def it gets blank lines of its own."""
     new = parsed.statement(statement_text + parsed.newline)
     blanks, rest = cstu.blank_lines_then_rest(function.leading_lines)
     block = parsed.parent(function)
@@ -630,7 +630,8 @@ def _before_function(parsed: cstu.Parsed, function: cst.FunctionDef, statement_t
     index = next((i for i, s in enumerate(siblings) if s is function), 0)
     previous = siblings[index - 1] if index > 0 else None
     joins = (isinstance(previous, cst.SimpleStatementLine) and blanks and not comments
-             and not any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in previous.body))
+             and not any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in previous.body)
+             and not _is_docstring(previous))
     if joins:
         new = _with_comments(new, [], trailing)
 
