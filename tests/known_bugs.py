@@ -23,43 +23,4 @@ class KnownBug:
     raises: tuple[str, str] | None = None
 
 
-KNOWN_BUGS = [
-    KnownBug(
-        id="TAPE001-source-watched-by-the-outer-tape-only",
-        code="TAPE001",
-        lines=(6,),
-        source='''\
-import tensorflow as tf
-
-x = tf.constant(1.0)
-with tf.GradientTape() as tape:
-    tape.watch(x)
-    with tf.GradientTape() as tape:
-        y = x * x
-    g = tape.gradient(y, x)
-''',
-        reason=("TAPE001 accepts a gradient whose target was computed inside the inner block, but the "
-                "source `x` was watched by the outer tape only: the inner tape returns None"),
-        check="assert g is None\n",
-    ),
-    KnownBug(
-        id="FUNC001-boolean-argument-is-not-a-first-call-guard",
-        code="FUNC001",
-        lines=(6,),
-        source='''\
-import tensorflow as tf
-
-@tf.function
-def step(x, training):
-    if training:
-        v = tf.Variable(2.0)
-        return v * x
-    return x
-
-step(tf.constant(1.0), True)
-''',
-        reason=("FUNC001 takes any `if name:` / `if obj.attr:` for a first-call guard, so a variable "
-                "created under `if training:` is not flagged; TensorFlow raises on the first call"),
-        raises=("ValueError", "tf.function only supports singleton tf.Variables created on the first call"),
-    ),
-]
+KNOWN_BUGS: list[KnownBug] = []

@@ -39,14 +39,14 @@ def _ensure_recursion_headroom() -> None:
 
 
 @lru_cache(maxsize=32)
-def _rules_for(targets: Targets) -> tuple[Rule, ...]:
+def _rules_for(catalogue: tuple[type[Rule], ...], targets: Targets) -> tuple[Rule, ...]:
     """One instance of every analysing rule that applies to these library versions."""
-    return tuple(rule for rule in (cls() for cls in all_rules())
+    return tuple(rule for rule in (cls() for cls in catalogue)
                  if not rule.code.startswith("TL") and rule.applies_to(targets))
 
 
 def enabled_rules(settings: Settings, path: str | None, targets: Targets) -> list[Rule]:
-    return [rule for rule in _rules_for(targets) if settings.enabled(rule.code, path)]
+    return [rule for rule in _rules_for(tuple(all_rules()), targets) if settings.enabled(rule.code, path)]
 
 
 def meta_violation(code: str, message: str, rng: Range | None = None,

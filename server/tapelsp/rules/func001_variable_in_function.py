@@ -4,6 +4,7 @@ import ast
 
 from ..model import Severity
 from ..versions import Version, VersionRange
+from ._guards import _enclosing_params, ancestors, is_first_call_guard
 from .base import Context, Proof, Rule, invalid, valid
 
 NEW_MESSAGE = ("tf.function only supports singleton tf.Variables created on the first call. "
@@ -253,6 +254,32 @@ class VariableInFunction(Rule):
             def scale(x):
                 return v * x
         """),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def step(x, training):
+                if training:
+                    v = tf.Variable(2.0)
+                    return v * x
+                return x
+
+            step(tf.constant(1.0), True)
+        """, 6, "a flag is not a first-call guard: the variable is made on every trace with training=True",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables created on the first call")),
+            fixed="""
+            import tensorflow as tf
+
+            v = tf.Variable(2.0)
+
+            @tf.function
+            def step(x, training):
+                if training:
+                    return v * x
+                return x
+
+            step(tf.constant(1.0), True)
+        """, fixed_proof=Proof(check="assert float(step(tf.constant(3.0), True)) == 6.0")),
         valid("""
             import tensorflow as tf
 
@@ -310,7 +337,7 @@ class VariableInFunction(Rule):
         wording = NEW_MESSAGE if ctx.targets.tensorflow >= NEW_MESSAGE_SINCE else OLD_MESSAGE
         for site in ctx.facts.calls_to("tensorflow.Variable"):
             traced = site.scope.traced_by
-            if traced is None or any(_is_first_call_guard(guard.test) for guard in site.guards):
+            if traced is None or _created_once(site, ctx.facts):
                 continue
             where = _function_name(traced.node) if traced.node is not None else "this tf.function"
             fix = None
@@ -341,20 +368,40 @@ def _function_name(node: ast.AST) -> str:
     return f"`{node.name}`" if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else "(a lambda)"
 
 
-def _is_first_call_guard(test: ast.expr) -> bool:
-    """`if self.v is None`, `if not hasattr(self, "v")`, `if "k" not in cache`, `if not self.built`..."""
-    if isinstance(test, ast.BoolOp):
-        return any(_is_first_call_guard(value) for value in test.values)
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return isinstance(test.operand, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) \
-            or _is_first_call_guard(test.operand)
-    if isinstance(test, (ast.Name, ast.Attribute)):
+def _created_once(site, facts) -> bool:
+    """Is the variable made behind a first-call guard, so later traces skip its creation?
+
+    Accepted: `if self.v is None:` (and the other tests `_guards.is_first_call_guard` knows),
+    `tf.Variable(...) if self.v is None else self.v`, an earlier `if self.v is not None: return`,
+    and an `except AttributeError:` / `except KeyError:` handler. Not accepted: a flag such as
+    `if training:`, and `self.v or tf.Variable(...)`, whose both sides AutoGraph traces.
+    """
+    params = _enclosing_params(site.node, facts)
+    if any(is_first_call_guard(guard.test, params) for guard in site.guards):
         return True
-    if isinstance(test, ast.Compare):
-        operands = [test.left, *test.comparators]
-        if any(isinstance(o, ast.Constant) and o.value is None for o in operands):
+    for child, parent in ancestors(site.node, facts):
+        if isinstance(parent, ast.IfExp) and child is not parent.test and is_first_call_guard(parent.test, params):
             return True
-        return any(isinstance(op, (ast.In, ast.NotIn)) for op in test.ops)
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name):
-        return test.func.id in ("hasattr", "getattr", "isinstance")
+        if isinstance(parent, ast.ExceptHandler) and _catches_missing(parent):
+            return True
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return _returns_early_when_created(parent, site.node, params)
+    return False
+
+
+def _catches_missing(handler: ast.ExceptHandler) -> bool:
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(isinstance(k, ast.Name) and k.id in ("AttributeError", "KeyError", "NameError") for k in kinds)
+
+
+def _returns_early_when_created(function: ast.AST, call: ast.AST, params) -> bool:
+    """`if self.v is not None: return ...` before the creation, at the top of the body."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for stmt in function.body:
+        if (stmt.lineno, stmt.col_offset) >= (call.lineno, call.col_offset):
+            return False
+        if isinstance(stmt, ast.If) and stmt.body and isinstance(stmt.body[-1], (ast.Return, ast.Raise)) \
+                and is_first_call_guard(stmt.test, params):
+            return True
     return False

@@ -153,6 +153,26 @@ class ShadowedTape(Rule):
                 dy = inner_tape.gradient(y, x)
             d2y = tape.gradient(dy, x)
         """, fixed_proof=Proof(check="assert float(dy) == 4.0 and float(d2y) == 2.0")),
+        invalid("""
+            import tensorflow as tf
+
+            x = tf.constant(1.0)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                with tf.GradientTape() as tape:
+                    y = x * x
+                g = tape.gradient(y, x)
+        """, 6, "the source is watched by the outer tape only",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.constant(1.0)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = x * x
+                g = tape.gradient(y, x)
+        """, fixed_proof=Proof(check="assert float(g) == 2.0")),
         valid("""
             import tensorflow as tf
 
@@ -217,8 +237,8 @@ class ShadowedTape(Rule):
     def check(self, ctx: Context) -> None:
         tapes = ctx.facts.tapes
         for tape in tapes:
-            if tape.item is None or tape.name is None:
-                continue
+            if tape.item is None or tape.item.optional_vars is None or tape.name is None:
+                continue  # `with tape:` re-enters the same tape object: nothing is rebound
             outer = _enclosing_with_same_name(tape)
             if outer is None:
                 continue
@@ -268,6 +288,10 @@ def _first_problem(tape: Tape, outer: Tape, uses: list[ast.AST], ctx: Context) -
             return use, (f"`{name}.{use.func.attr}` on {ctx.where(use)} asks the inner tape, but "  # type: ignore[attr-defined]
                          f"`{target.id}` depends on `{lost}`, which only the outer tape recorded: "
                          "the gradient is None")
+        inside = [u for u in uses if _position(u) < block_end]
+        if _sources_watched_by_outer_only([use], inside, outer, tape):
+            return use, (f"`{name}.{use.func.attr}` on {ctx.where(use)} asks the inner tape for a source "  # type: ignore[attr-defined]
+                         "that only the outer tape watches: the gradient is None")
     for use in uses:
         if not _is_gradient_call(use) and _position(use) >= block_end:
             return use, f"`{name}` on {ctx.where(use)} refers to the inner tape, not the outer one"
@@ -296,6 +320,8 @@ def _fix_offer(ctx: Context, tape: Tape, outer: Tape, uses: list[ast.AST]):
         if target.id in inner_assigned:
             if any(_is_gradient_call(value) for value in inner_assigned[target.id]):
                 return "outer"  # a derivative of a derivative: the tape around the inner one records it
+            if _sources_watched_by_outer_only([use], inside, outer, tape):
+                return "outer"  # only the outer tape watches what it differentiates against
             return "outer" if _depends_on(target.id, inner_assigned, outer_only) is not None else "inner"
         return "outer" if target.id in outer_assigned else None
 
