@@ -7,10 +7,11 @@ import inspect
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+import tapelsp.project as project_module
 import tapelsp
 from tapelsp import Settings
 from tapelsp.project import Project
@@ -219,15 +220,23 @@ def test_pickles_for_worker_processes(project: Path) -> None:
     assert copy.tf_function("train.steps.step") is not None
 
 
-def test_lookups_are_fast(tmp_path: Path) -> None:
+def test_each_module_is_parsed_once_across_lookups(tmp_path: Path, monkeypatch) -> None:
     write(tmp_path, {f"pkg/m{i}.py": STEPS for i in range(50)})
     write(tmp_path, {"pkg/__init__.py": ""})
     index = Project(str(tmp_path))
-    start = time.perf_counter()
+    parsed: list[str] = []
+    real_parse = project_module.ast.parse
+
+    def counting_parse(source, filename="<unknown>", *args, **kwargs):
+        parsed.append(str(filename))
+        return real_parse(source, filename, *args, **kwargs)
+
+    monkeypatch.setattr(project_module.ast, "parse", counting_parse)
     for _ in range(3):
         for i in range(50):
             assert index.tf_function(f"pkg.m{i}.step") is not None
-    assert time.perf_counter() - start < 2.0
+    steps = [name for name in parsed if name.endswith(".py") and "/pkg/m" in name]
+    assert len(steps) == len(set(steps)) == 50, steps
 
 
 # --- FUNC009 across modules ----------------------------------------------------------------
