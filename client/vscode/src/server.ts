@@ -24,21 +24,12 @@ import {
     type PythonEnvironmentsApi,
 } from './interpreter';
 import { markRuntime } from './runtime';
+import { DOCUMENT_SELECTOR, notebookCells } from './selectors';
 import { changeAction, readSettings, shouldNotify, toServerSettings, type Settings } from './settings';
 import { Status } from './status';
 import { TraceChannel } from './traceChannel';
 
 const PYTHON_EXTENSION = 'ms-python.python';
-
-/** Python files on disk, unsaved Python buffers, and notebook cells. */
-export const DOCUMENT_SELECTOR = [
-    { scheme: 'file', language: 'python' },
-    { scheme: 'untitled', language: 'python' },
-    { scheme: 'vscode-notebook-cell', language: 'python' },
-];
-
-/** Notebooks whose Python cells are synchronised as notebook documents. */
-export const NOTEBOOK_TYPES = ['jupyter-notebook'];
 
 export function currentSettings(scope?: vscode.ConfigurationScope): { settings: Settings; problems: string[] } {
     const config = vscode.workspace.getConfiguration('tapelsp', scope);
@@ -207,7 +198,7 @@ export class ServerManager implements vscode.Disposable {
             revealOutputChannelOn: RevealOutputChannelOn.Never,
             initializationOptions: () => toServerSettings(currentSettings().settings),
             notebookDocumentOptions: {
-                filterCells: (notebook, cells) => (NOTEBOOK_TYPES.includes(notebook.notebookType) ? cells : []),
+                filterCells: (notebook, cells) => notebookCells(notebook.notebookType, cells),
             },
             middleware: {
                 async provideDiagnostics(document, previousResultId, token, next) {

@@ -17,6 +17,7 @@ import {
     type InterpreterInputs,
     type PythonEnvironmentsApi,
 } from '../../../client/vscode/src/interpreter';
+import { DOCUMENT_SELECTOR, notebookCells } from '../../../client/vscode/src/selectors';
 
 const base: InterpreterInputs = { setting: '', userHome: '/home/u', workspaceFolder: '/work/proj', platform: 'linux' };
 
@@ -137,5 +138,17 @@ describe('readCheck', () => {
         const out = execFileSync(line.command, line.args, { encoding: 'utf8', cwd: tmpdir() });
         const ready = readCheck({ exitCode: 0, stdout: out, stderr: '' }, venv);
         assert.equal(ready.kind, 'ready', JSON.stringify(ready));
+    });
+});
+
+describe('what the client hands to the server', () => {
+    test('Python in files, unsaved buffers and notebook cells, nothing else', () => {
+        assert.deepEqual(DOCUMENT_SELECTOR.map((filter) => `${filter.scheme}:${filter.language}`).sort(),
+            ['file:python', 'untitled:python', 'vscode-notebook-cell:python']);
+    });
+
+    test('Jupyter notebooks keep their cells; other notebook types (the interactive window) send none', () => {
+        assert.deepEqual(notebookCells('jupyter-notebook', ['a', 'b']), ['a', 'b']);
+        assert.deepEqual(notebookCells('interactive', ['a', 'b']), []);
     });
 });
