@@ -11,7 +11,18 @@ import sys
 import pytest
 
 from .helpers import run_in_process, run_module
-from .sources import FUNC, MAP, TAPE, write_tree
+from .sources import FUNC, TAPE, write_tree
+
+# A MAP002 finding that has no fix: MAP002 offers none when a comment sits inside the call
+# (its text replacement would drop the comment).
+MAP = """\
+import tensorflow as tf
+
+
+def act(values):
+    return tf.map_fn(lambda v: tf.nn.relu(v),  # one row at a time
+                     values)
+"""
 
 TAPE_FIXED = TAPE.replace("    with tf.GradientTape() as tape:\n        dy", "    dy")
 FUNC_FIXED = """\
@@ -77,6 +88,7 @@ def test_fix_exits_1_with_findings_left_and_lists_them(tmp_path):
     assert lines[2:] == ["Found 3 errors (1 fixed, 2 remaining).",
                          "No fixes available (1 hidden fix can be enabled with --unsafe-fixes)."]
     assert (tmp_path / "g.py").read_text() == GUARDED and (tmp_path / "t.py").read_text() == TAPE_FIXED
+    assert (tmp_path / "m.py").read_text() == MAP
     assert run_in_process(["--check", "--fix", ".", "--exit-zero"], cwd=tmp_path).code == 0
 
 
