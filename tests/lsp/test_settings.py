@@ -146,3 +146,16 @@ async def test_excluded_files_get_no_diagnostics(start_editor, tmp_path):
     editor.open(checked, BOTH)
     assert codes(await editor.diagnostics(checked)) == ["FUNC001", "TAPE001", "TAPE002"]
     assert await editor.diagnostics(excluded) == []
+
+
+async def test_edited_pyproject_is_picked_up_without_file_watching(start_editor, tmp_path):
+    # Neovim 0.9 cannot register file watchers: the next analysis notices the change itself.
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT.format(code="FUNC001"))
+    editor = await start_editor("neovim-0.9")
+    uri = uri_in(tmp_path, "both.py")
+    editor.open(uri, BOTH)
+    assert codes(await editor.diagnostics(uri)) == ["TAPE001", "TAPE002"]
+    assert editor.client.registrations == []
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT.format(code="TAPE") + "\n# edited\n")
+    editor.insert(uri, "import tensorflow", "# an edit\n")
+    assert codes(await editor.diagnostics(uri)) == ["FUNC001"]

@@ -125,6 +125,9 @@ class SettingsResolver:
         self.editor = editor
         self.root = root or os.getcwd()
         self.problem: str | None = None
+        # The configuration files used so far, with (mtime, size) when first used: clients
+        # that cannot watch files still get an edited pyproject.toml picked up.
+        self._stamps: dict[str, tuple[int, int] | None] = {}
         options = Options(select=editor.select, ignore=editor.ignore, extend_select=editor.extend_select,
                           tensorflow_version=editor.tensorflow_version,
                           config=editor.configuration if not editor.ignore_configuration else None,
@@ -143,7 +146,14 @@ class SettingsResolver:
             settings = self._isolated().settings_for(path)
         if self.editor.severity:
             settings = replace(settings, severity_overrides=self.editor.severity)
+        used = self.configuration_file(path)
+        if used is not None and used not in self._stamps:
+            self._stamps[used] = _stamp(used)
         return settings
+
+    def stale(self) -> bool:
+        """Whether a configuration file used so far changed on disk since."""
+        return any(_stamp(path) != stamp for path, stamp in self._stamps.items())
 
     def excluded(self, path: str | None) -> bool:
         if path is None:
@@ -166,3 +176,11 @@ class SettingsResolver:
     def _isolated(self) -> Resolver:
         options = replace(self._resolver.options, config=None, isolated=True)
         return Resolver(options, cwd=self.root)
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size)

@@ -12,7 +12,7 @@ import os
 from typing import TYPE_CHECKING, Any, Optional
 
 from lsprotocol import types
-from pygls.uris import to_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 from . import jobs
 from .client_features import ClientFeatures
@@ -56,14 +56,14 @@ class Session:
                                    on_analysis=self.on_analysis, debounce=self.debounce,
                                    ready=self.settings_known)
         self._settings_known: Optional[asyncio.Event] = None
-        # Push mode: the fingerprint of what each URI was last sent.
+        # The fingerprint of what each URI was last sent (pushed, or pulled for notebook cells).
         self.pushed: dict[str, str] = {}
         self._shown_problems: set[str] = set()
 
     # -- set-up ---------------------------------------------------------------------------
     def initialize(self, params: types.InitializeParams, encoding: Any) -> None:
         self.features = ClientFeatures.of(params.capabilities, encoding)
-        root = params.root_uri or (params.root_path and f"file://{params.root_path}")
+        root = params.root_uri or (from_fs_path(params.root_path) if params.root_path else None)
         folders = [to_fs_path(folder.uri) for folder in params.workspace_folders or ()]
         self.folders = [folder for folder in folders if folder]
         self.root = (to_fs_path(root) if root else None) or (self.folders[0] if self.folders else None)
@@ -157,6 +157,8 @@ class Session:
         return (self.revisions.get(key, 0), self.generation)
 
     def snapshot_of(self, key: str) -> Optional[Snapshot]:
+        if self.resolver.stale():  # a pyproject.toml changed and nobody told us
+            self.reload_configuration()
         ident = self.ident_of(key)
         if ident is None:
             return None
