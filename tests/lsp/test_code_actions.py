@@ -124,3 +124,27 @@ async def test_only_filters_kinds(start_editor, tmp_path):
     source = await editor.code_actions(uri, editor.at(uri, "tf.Variable("), only=["source"])
     assert [a.kind for a in source] == ["source.fixAll.tapelsp"]
     assert await editor.code_actions(uri, editor.at(uri, "tf.Variable("), only=["refactor"]) == []
+
+
+PREDICT = '''import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+x = tf.ones((2, 3))
+with tf.GradientTape() as tape:
+    y = model.predict(x)
+    loss = tf.reduce_sum(y)
+grads = tape.gradient(loss, model.trainable_variables)
+'''
+
+
+async def test_an_unsafe_fix_is_offered_but_not_preferred_nor_applied_by_fix_all(start_editor, tmp_path):
+    editor = await start_editor("emacs-29")  # no resolve: fix-all is computed with the request
+    uri = uri_in(tmp_path, "predict.py")
+    editor.open(uri, PREDICT)
+    assert codes(await editor.diagnostics(uri)) == ["TAPE008"]
+    actions = await editor.code_actions(uri, editor.at(uri, "model.predict"))
+    fix = titled(actions, "Call the model on the tape")
+    assert fix.is_preferred is False
+    assert "y = model(x, training=False)" in editing.apply(PREDICT, editing.edits_for(fix.edit, uri))
+    # Fix-all applies safe fixes only: nothing to do here, so nothing is offered.
+    assert await editor.code_actions(uri, types.Position(line=0, character=0), only=["source.fixAll"]) == []

@@ -210,3 +210,18 @@ async def test_jupyterlab_lsp_virtual_document_is_python_with_magics(start_edito
     assert codes(found) == ["FUNC001", "TAPE001", "TAPE002"]  # and no syntax error from the magics
     (variable,) = [d for d in found if d.code == "FUNC001"]
     assert variable.range.start == editor.at(uri, "tfk.Variable(")
+
+
+async def test_source_fix_all_on_a_cell_edits_that_cell_only(start_editor, tmp_path):
+    editor = await start_editor("vscode")
+    notebook = training_notebook(editor, tmp_path)
+    assert codes(await notebook.diagnostics(3)) == ["TAPE001", "TAPE002"]
+    (fix_all,) = await editor.code_actions(notebook.cell(3), types.Position(line=0, character=0),
+                                           only=["source.fixAll"])
+    assert fix_all.kind == "source.fixAll.tapelsp"
+    fix_all = await editor.resolved(fix_all)
+    edited = {c.text_document.uri for c in fix_all.edit.document_changes or ()} | set(fix_all.edit.changes or {})
+    assert edited == {notebook.cell(3)}
+    notebook.apply(fix_all.edit)
+    assert await notebook.diagnostics(3) == []
+    assert codes(await notebook.diagnostics(2)) == ["FUNC001"]  # another cell's finding stays
