@@ -13,13 +13,19 @@ DEFAULT_HOST = "127.0.0.1"
 
 
 def serve(tcp_port: int | None = None, host: str = DEFAULT_HOST) -> int:
-    """Run the server until the client says `exit` (stdio, or TCP for debugging)."""
+    """Run the server until the client says `exit` (stdio, or TCP for debugging).
+
+    `TAPELSP_WORKERS` in the environment sets the number of analysis worker processes
+    (default 2)."""
     import os
 
     from .logs import configure
     from .server import TapeLanguageServer
 
-    workers = int(os.environ.get("TAPELSP_WORKERS", "2") or 2)
+    try:
+        workers = max(1, int(os.environ.get("TAPELSP_WORKERS", "2")))
+    except ValueError:
+        workers = 2
     server = TapeLanguageServer(workers=workers)
     configure(server)
     if tcp_port is not None:

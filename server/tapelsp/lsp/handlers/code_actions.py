@@ -32,6 +32,7 @@ log = logging.getLogger("tapelsp.lsp")
 # Fix-all builds every fix, round after round: on a large file that takes a while.
 FIX_ALL_TIMEOUT = 600.0
 
+
 def register(server: "TapeLanguageServer") -> None:
     options = types.CodeActionOptions(code_action_kinds=list(KINDS), resolve_provider=True)
 
