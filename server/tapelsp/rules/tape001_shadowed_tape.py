@@ -346,11 +346,11 @@ def _fix_offer(ctx: Context, tape: Tape, outer: Tape, uses: list[ast.AST]):
         receivers = [target_node] + [_receiver(u) for u in owned]
         if any(r is None for r in receivers):
             return None
-        new_name = _fresh_tape_name(target_node, tree)
-
         def rename():
             from ..fixes.tape import rename_fix
 
+            # Choosing a fresh name reads the whole module: only when the fix is built.
+            new_name = _fresh_tape_name(target_node, tree)
             return rename_fix(text, tree, receivers, new_name,  # type: ignore[arg-type]
                               f"Give the inner tape its own name, `{new_name}`",
                               Applicability.SAFE if safe else Applicability.UNSAFE)
