@@ -22,7 +22,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from .facts.names import ImportTable
+from .facts.names import ImportTable, dotted as _dotted
 
 TF_FUNCTION = "tensorflow.function"
 # Seconds a "which file is module X" answer is reused (files appear while an editor is open).
@@ -410,13 +410,3 @@ def _class_methods(node: ast.ClassDef, imports: ImportTable, path: str) -> dict[
                         methods.setdefault(target.attr, found)
     return methods
 
-
-def _dotted(expr: ast.expr) -> str | None:
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if isinstance(expr, ast.Name):
-        parts.append(expr.id)
-        return ".".join(reversed(parts))
-    return None

@@ -21,6 +21,7 @@ import ast
 from dataclasses import dataclass, field
 
 from .model import Facts, Scope, Tape
+from .names import dotted as _dotted
 
 Position = tuple[int, int]
 
@@ -162,16 +163,6 @@ def _pauses(item: ast.withitem, tape: Tape) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
         and expr.func.attr == "stop_recording" and _dotted(expr.func.value) == tape.name
 
-
-def _dotted(expr: ast.AST) -> str | None:
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if isinstance(expr, ast.Name):
-        parts.append(expr.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def _dominates(later: Def, earlier: Def) -> bool:

@@ -15,6 +15,7 @@ import ast
 from typing import Iterable, Iterator
 
 from ..facts.model import Facts, Scope, TfFunction
+from ..facts.names import dotted
 
 # Namespaces whose lowercase functions return tensors (or structures of tensors).
 _OP_NAMESPACES = (
@@ -234,16 +235,6 @@ class Tensors:
     def _operand(self, expr: ast.expr) -> bool:
         return self.is_tensor(expr) or self.is_variable(expr)
 
-
-def dotted(expr: ast.AST) -> str | None:
-    parts: list[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if isinstance(expr, ast.Name):
-        parts.append(expr.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def _model_like_names(facts: Facts) -> set[str]:

@@ -9,6 +9,7 @@ from ..settings import Targets
 from ..versions import Version, VersionRange
 from ._tensors import Tensors, assignments, tensors_at
 from .base import Context, Proof, Rule, invalid, valid
+from ..facts.names import dotted as _dotted
 
 KERAS3 = Version.parse("3")
 # tf.keras is Keras 3 from TensorFlow 2.16 on (unless TF_USE_LEGACY_KERAS is set).
@@ -270,13 +271,3 @@ def _optimizer_family(facts: Facts, site: CallSite, targets: Targets) -> str:
     # tf.keras follows TensorFlow: Keras 3 from 2.16 on.
     return "keras3" if targets.tensorflow >= TF_WITH_KERAS3 else "keras2"
 
-
-def _dotted(expr: ast.AST) -> str | None:
-    parts: list[str] = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if isinstance(expr, ast.Name):
-        parts.append(expr.id)
-        return ".".join(reversed(parts))
-    return None
