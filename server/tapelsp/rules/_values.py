@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import ast
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..facts.build import binding_kind
 from ..facts.model import Facts, Scope
 from ..settings import Targets
 from ..versions import Version
+from ._python_state import own_nodes
 
 FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 NESTED = FUNCTION_NODES + (ast.ClassDef,)
@@ -87,22 +87,6 @@ def op_returns_tensor(qualname: str | None) -> bool:
             return rest not in _NOT_OPS and not rest.endswith("initializer") \
                 and not rest.startswith(("assert", "experimental_"))
     return False
-
-
-def own_nodes(node: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a def's, lambda's, class's or module's body that run in its own scope."""
-    if isinstance(node, ast.Lambda):
-        stack: list[ast.AST] = [node.body]
-    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module, ast.ClassDef)):
-        stack = list(reversed(node.body))
-    else:
-        stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        if isinstance(current, NESTED):
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(current))))
 
 
 def positional_params(node: ast.AST) -> list[str]:
