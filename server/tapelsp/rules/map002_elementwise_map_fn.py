@@ -312,7 +312,9 @@ def _replacement(ctx: Context, call: ast.Call, fn: ast.expr, text: str, reduced:
     source = ctx.facts.source
     rng = source.node_range(call)
     lines = [source.line(n) for n in range(rng.start.line, rng.end.line + 1)]
-    if any("#" in line for line in lines[1:]) or "#" in lines[0][rng.start.column:]:
+    lines[-1] = lines[-1][:rng.end.column]
+    lines[0] = lines[0][rng.start.column:] if len(lines) > 1 else lines[0][rng.start.column:rng.end.column]
+    if any("#" in line for line in lines):
         return None
     captured = _captured_names(fn, ctx.facts)
     dtype_fixed = any(k.arg in ("fn_output_signature", "dtype") for k in call.keywords)
