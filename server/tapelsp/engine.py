@@ -6,11 +6,13 @@ nothing else to analyse Python code.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import sys
 import traceback
 from functools import lru_cache
-from dataclasses import replace
-from typing import Any, Callable
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterator
 
 from . import facts as facts_mod
 from .model import Position, Range, Violation
@@ -124,8 +126,45 @@ def check_source(text: str, path: str | None = None, settings: Settings | None =
         offers.update(ctx.fix_offers)
     finished = _finish(found, source)
     if offers:
-        finished = [_with_fix(v, offers[id(v)], source, path) if id(v) in offers else v for v in finished]
+        pending = _deferred.get()
+        if pending is not None:  # inside `deferred_fixes()`: hand the offers over unbuilt
+            pending.extend(FixOffer(v, offers[id(v)], source.text, path) for v in finished if id(v) in offers)
+        else:
+            finished = [_with_fix(v, offers[id(v)], source, path) if id(v) in offers else v for v in finished]
     return finished
+
+
+@dataclass(frozen=True)
+class FixOffer:
+    """A finding's fix, offered by its rule but not built yet (see `deferred_fixes`)."""
+
+    violation: Violation  # as check_source returned it (without its fix)
+    offer: Any
+    text: str  # the source text the fix's edits refer to
+    path: str | None
+
+
+_deferred: contextvars.ContextVar[list[FixOffer] | None] = contextvars.ContextVar("tapelsp_deferred_fixes",
+                                                                                  default=None)
+
+
+@contextlib.contextmanager
+def deferred_fixes() -> Iterator[list[FixOffer]]:
+    """Within this block `check_source(..., fixes=True)` (and `check_notebook`) return the
+    findings without building their fixes: the offer of each finding that has one is appended
+    to the yielded list, and `build_fix(offer)` builds one fix when it is wanted (an editor
+    needs the fix of the finding under the cursor, not all of them)."""
+    collected: list[FixOffer] = []
+    token = _deferred.set(collected)
+    try:
+        yield collected
+    finally:
+        _deferred.reset(token)
+
+
+def build_fix(offer: FixOffer) -> Violation:
+    """The offer's finding with its fix built and validated (or `fix_error` saying why not)."""
+    return _with_fix(offer.violation, offer.offer, SourceText(offer.text), offer.path)
 
 
 def _finish(found: list[Violation | None], source: SourceText) -> list[Violation]:

@@ -1,23 +1,17 @@
 """Fixes built one finding at a time, in the worker that found them.
 
-The engine builds a finding's fix (with libcst) only when asked: `check_source(...,
-fixes=True)` hands each surviving finding's fix offer to `tapelsp.engine._with_fix`,
-which builds and validates it. Building every fix of a large file costs many times the
-analysis itself, and an editor needs one fix at a time (the finding under the cursor).
-So the worker runs the analysis with `fixes=True` while holding `_with_fix` back: the
-offers are kept (they are closures over the analysed tree), the findings go out at once
-without fixes, and a later `BuildFixes` job builds exactly the fixes asked for, with the
-engine's own `resolve_fix`. When the engine offers this itself (see the closing notes of
-issue 6: a `defer_fixes` option on check_source/check_notebook), this module shrinks to
-a call of it; without `_with_fix` it falls back to building every fix.
+Building every fix of a large file costs many times the analysis itself, and an editor
+needs one fix at a time (the finding under the cursor). So the worker analyses within the
+engine's `deferred_fixes()`: the findings go out at once without fixes, their offers stay
+here (closures over the analysed tree), and a later `BuildFixes` job builds exactly the
+fixes asked for with the engine's public `build_fix`.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterator, Optional
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
 
 from ..model import Fix, Violation
 
@@ -28,12 +22,10 @@ def identity(violation: Violation) -> Identity:
     return (violation.code, violation.cell, violation.range, violation.message)
 
 
-@dataclass
-class Offer:
-    violation: Violation  # as the engine reported it (joined-program positions for notebooks)
-    offer: Any
-    text: str  # the text the offer's edits refer to
-    path: Optional[str]
+# A finding's fix offer, as the engine hands it over (`tapelsp.engine.FixOffer`): the
+# finding as the engine reported it (joined-program positions for notebooks), the offer,
+# the text its edits refer to, and the path.
+Offer = Any
 
 
 @dataclass
@@ -47,38 +39,11 @@ class OfferSet:
     guard: Optional[Callable[[Violation], Violation]] = None
 
 
-def deferring_supported() -> bool:
-    from .. import engine
-
-    return callable(getattr(engine, "_with_fix", None))
-
-
-@contextlib.contextmanager
-def deferred(collected: list[Offer]) -> Iterator[None]:
-    """While active, the engine records fix offers instead of building them."""
-    from .. import engine
-
-    original = engine._with_fix
-
-    def keep(violation: Violation, offer: Any, source: Any, path: Optional[str]) -> Violation:
-        collected.append(Offer(violation, offer, source.text, path))
-        return violation
-
-    engine._with_fix = keep  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        engine._with_fix = original  # type: ignore[attr-defined]
-
-
 def build(entry: Offer, offers: OfferSet) -> tuple[Optional[Fix], Optional[str]]:
     """The finding's fix as the client's positions need it, or (None, why not)."""
-    from ..fixes.validate import log_dropped, resolve_fix
+    from ..engine import build_fix
 
-    fix, error = resolve_fix(entry.offer, entry.text)
-    if error is not None:
-        log_dropped(entry.violation.code, entry.path, entry.violation.range.start.line, error)
-    built = replace(entry.violation, fix=fix, fix_error=error)
+    built = build_fix(entry)
     if offers.to_cell is not None:
         built = offers.to_cell(built)
     if offers.guard is not None:

@@ -11,7 +11,6 @@ a job that never ends can be killed, and a crash costs this process only.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pickle
 import struct
@@ -85,25 +84,24 @@ class Engine:
 
     def check(self, job: jobs.Check) -> jobs.Checked:
         """Analyse; keep the findings' fix offers for `build_fixes` instead of building them."""
-        from ..engine import check_source
+        from ..engine import check_source, deferred_fixes
         from ..notebook import check_notebook, code_cells, join_cells, map_violation, neutralise_magics
 
         source = job.source
         project = self.project(job.project_root, job.project_generation)
         targets = self.targets(job.settings)
-        defer = fix_offers.deferring_supported()
-        collected: list[fix_offers.Offer] = []
         offers = fix_offers.OfferSet(job.ident)
         started = time.perf_counter()
-        with fix_offers.deferred(collected) if defer else _nothing():
+        with deferred_fixes() as collected:
             if source.kind == jobs.NOTEBOOK:
                 notebook = {"cells": [{"cell_type": kind, "source": text} for kind, text in source.cells]}
-                found = check_notebook(notebook, source.path, job.settings, targets, project=project, fixes=defer)
-                cells = join_cells(code_cells(notebook))[1] if collected else []
-                offers.to_cell = lambda violation: map_violation(violation, cells)
+                found = check_notebook(notebook, source.path, job.settings, targets, project=project, fixes=True)
+                if collected:
+                    cells = join_cells(code_cells(notebook))[1]
+                    offers.to_cell = lambda violation: map_violation(violation, cells)
             else:
                 text = neutralise_magics(source.text) if source.magics else source.text
-                found = check_source(text, source.path, job.settings, targets, project=project, fixes=defer)
+                found = check_source(text, source.path, job.settings, targets, project=project, fixes=True)
                 if source.magics:
                     offers.guard = lambda violation: _without_fix_on_changed_lines(violation, source.text, text)
         seconds = time.perf_counter() - started
@@ -153,11 +151,6 @@ class Engine:
         result = apply_fixes(source.text, source.path, job.settings, targets, project=project)
         text = result.text if result.text != source.text else None
         return jobs.Fixed(text, (), len(result.fixed), result.problems, time.perf_counter() - started)
-
-
-@contextlib.contextmanager
-def _nothing():
-    yield
 
 
 def _without_fix_on_changed_lines(violation: Any, original: str, neutralised: str) -> Any:
