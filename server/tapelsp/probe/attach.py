@@ -25,9 +25,11 @@ class Attached:
     connection_file: str
 
 
-def attach(connection_file: str, timeout: float = DEFAULT_TIMEOUT) -> Attached:
+def attach(connection_file: str, timeout: float = DEFAULT_TIMEOUT,
+           cell_numbers: dict[str, int] | None = None) -> Attached:
     """The report of the kernel behind `connection_file`; ProbeError when it does not answer
-    in time (it may be busy running a cell) or cannot be reached."""
+    in time (it may be busy running a cell) or cannot be reached. `cell_numbers` maps the
+    frontend's cell ids (sent with each execution) to 1-based cell numbers of the notebook."""
     started = time.monotonic()
     client = connect(connection_file)
     try:
@@ -39,7 +41,7 @@ def attach(connection_file: str, timeout: float = DEFAULT_TIMEOUT) -> Attached:
             raise
     finally:
         client.stop_channels()
-    return Attached(ProbeReport.from_json(data), time.monotonic() - started, connection_file)
+    return Attached(ProbeReport.from_json(data, cell_numbers), time.monotonic() - started, connection_file)
 
 
 __all__ = ["attach", "Attached", "ProbeError"]

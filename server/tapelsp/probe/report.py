@@ -135,7 +135,8 @@ class ProbeReport:
         return dict(self.versions).get(package)
 
     @classmethod
-    def from_json(cls, data: dict) -> "ProbeReport":
+    def from_json(cls, data: dict, cell_numbers: dict[str, int] | None = None) -> "ProbeReport":
+        """`cell_numbers` maps a frontend's own cell ids (JupyterLab's) to 1-based cell numbers."""
         versions = data.get("versions") or {}
         recorded = data.get("recorded")
         cells = (recorded or {}).get("cells") or {}
@@ -153,6 +154,8 @@ class ProbeReport:
                     number = int(cell_id[len(CELL_ID_PREFIX):])
                 except ValueError:
                     number = None
+            elif isinstance(cell_id, str) and cell_numbers:
+                number = cell_numbers.get(cell_id)
             return Place(None, line, number, cell_id, cell.get("execution_count"))
 
         sites = []
