@@ -33,27 +33,43 @@ def _version() -> str:
     return __version__
 
 
+class Failure(tornado.web.HTTPError):
+    """An error answer `{"message": ...}` with this status (the text may contain `%`)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(status, "%s", message)
+        self.message = message
+
+
 class _TapelspHandler(APIHandler):
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        error = (kwargs.get("exc_info") or (None, None))[1]
+        if isinstance(error, Failure):
+            self.set_header("Content-Type", "application/json")
+            self.finish(json.dumps({"message": error.message, "reason": error.reason}))
+            return
+        super().write_error(status_code, **kwargs)
+
     def body(self) -> dict[str, Any]:
         """The JSON object of the request; 400 when it is not one."""
         try:
             data = json.loads(self.request.body or b"null")
         except (ValueError, UnicodeDecodeError) as error:
-            raise tornado.web.HTTPError(400, "%s", f"the request body is not JSON: {error}") from None
+            raise Failure(400, f"the request body is not JSON: {error}") from None
         if not isinstance(data, dict):
-            raise tornado.web.HTTPError(400, "%s", "the request body must be a JSON object")
+            raise Failure(400, "the request body must be a JSON object")
         return data
 
     def cells_and_path(self, data: dict[str, Any]) -> tuple[list, str | None]:
         from tapelsp.notebook_api import RequestError, parse_cells
 
         if "cells" not in data:
-            raise tornado.web.HTTPError(400, "%s", "the request needs `cells`")
+            raise Failure(400, "the request needs `cells`")
         try:
             cells = parse_cells(data["cells"])
             path = notebook_os_path(self.contents_manager, data.get("path"))
         except (RequestError, PathError) as error:
-            raise tornado.web.HTTPError(400, "%s", str(error)) from None
+            raise Failure(400, str(error)) from None
         return cells, path
 
 
@@ -95,15 +111,15 @@ class ProbeHandler(_TapelspHandler):
         data = self.body()
         kernel_id = data.get("kernel_id")
         if not isinstance(kernel_id, str) or not kernel_id:
-            raise tornado.web.HTTPError(400, "%s", "the request needs `kernel_id`, the id of a running kernel")
+            raise Failure(400, "the request needs `kernel_id`, the id of a running kernel")
         cells, path = self.cells_and_path(data)
         if kernel_id not in self.kernel_manager:
-            raise tornado.web.HTTPError(404, "%s", f"no running kernel with id {kernel_id!r}")
+            raise Failure(404, f"no running kernel with id {kernel_id!r}")
         connection_file = self.kernel_manager.get_kernel(kernel_id).connection_file
         try:
             answer = await off_loop(probe_answer, cells, path, connection_file)
         except (NotProbed, ProbeError) as error:
-            raise tornado.web.HTTPError(409, "%s", str(error)) from None
+            raise Failure(409, str(error)) from None
         self.finish(json.dumps(answer))
 
 
@@ -115,7 +131,7 @@ class RuleHandler(_TapelspHandler):
 
         rule = rule_by_code(code.upper())
         if rule is None:
-            raise tornado.web.HTTPError(404, "%s", f"no tapelsp rule {code!r}")
+            raise Failure(404, f"no tapelsp rule {code!r}")
         self.finish(json.dumps({"code": rule.code, "title": rule.name, "summary": rule.summary,
                                 "severity": rule.severity.label, "markdown": explain(rule.code),
                                 "doc_url": rule.url()}))
