@@ -6,17 +6,27 @@
   (they get diagnostics pushed instead).
 - A request whose parameters cannot be read is answered with InvalidParams instead of
   being dropped (pygls logs it, and the client would wait forever).
+- Standard input is read by `serve_stdio` instead of pygls's loop: the framing survives
+  anything (`framing`), a body that is not JSON is answered with ParseError (-32700), a
+  value that is not a JSON-RPC 2.0 message with InvalidRequest (-32600), a request after
+  `shutdown` with InvalidRequest, and a message without `params` is read as `params: null`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Any
+import sys
+import threading
+from typing import Any, BinaryIO, Optional
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
+from pygls.io_ import StdoutWriter
 from pygls.protocol.language_server import lsp_method
+
+from .framing import FrameReader, Incoming, read_message
 
 log = logging.getLogger("tapelsp.lsp")
 
@@ -59,6 +69,8 @@ class TapeProtocol(LanguageServerProtocol):
         return result
 
     def structure_message(self, data: Any) -> Any:
+        if isinstance(data, dict) and "method" in data and "params" not in data:
+            data = {**data, "params": None}  # JSON-RPC lets a message leave `params` out
         try:
             return super().structure_message(data)
         except JsonRpcException as error:
@@ -71,3 +83,116 @@ class TapeProtocol(LanguageServerProtocol):
                 self._send_response(request_id, error=types.ResponseError(
                     code=types.ErrorCodes.InvalidParams, message=f"tapelsp cannot read the parameters of {method}"))
             raise error
+
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+QUEUED_MESSAGES = 8  # read ahead of the handlers; the reader waits when the queue is full
+
+
+def invalid_message(value: Any) -> Optional[tuple[Any, str]]:
+    """(id to answer, reason) when `value` is not a JSON-RPC 2.0 message LSP allows."""
+    if isinstance(value, list):
+        return None, "a batch (LSP does not use JSON-RPC batches)"
+    if not isinstance(value, dict):
+        return None, f"a JSON {type(value).__name__}, not a JSON-RPC message"
+    has_id = "id" in value
+    request_id = value.get("id")
+    valid_id = isinstance(request_id, (str, int)) and not isinstance(request_id, bool)
+    answer_to = request_id if valid_id else None
+    if value.get("jsonrpc") != "2.0":
+        return answer_to, "not a JSON-RPC 2.0 message (\"jsonrpc\" is not \"2.0\")"
+    if has_id and not valid_id:
+        return None, "an id that is neither a number nor a string"
+    if "method" in value:
+        if not isinstance(value["method"], str):
+            return answer_to, "a method that is not a string"
+        if "params" in value and not isinstance(value["params"], (dict, list, type(None))):
+            return answer_to, "params that are neither an object nor an array"
+        return None
+    if has_id and ("result" in value or "error" in value):
+        return None  # a response to one of our requests
+    return answer_to, "neither a request, a notification nor a response"
+
+
+def receive(protocol: "TapeProtocol", item: Incoming) -> None:
+    """Hand one thing the client sent to pygls, or answer and log what was wrong with it."""
+    if item.problem:
+        log.warning("framing: %s", item.problem)
+    if item.parse_error is not None:
+        log.warning("%s; answered with ParseError", item.parse_error)
+        _send_error(protocol, None, PARSE_ERROR, f"tapelsp: {item.parse_error}")
+        return
+    if item.value is None:
+        return
+    invalid = invalid_message(item.value)
+    if invalid is not None:
+        answer_to, reason = invalid
+        log.warning("an invalid message: %s; answered with InvalidRequest", reason)
+        _send_error(protocol, answer_to, INVALID_REQUEST, f"tapelsp: {reason}")
+        return
+    data = item.value
+    if protocol._shutdown and "id" in data and data.get("method") not in (None, types.EXIT):
+        _send_error(protocol, data["id"], INVALID_REQUEST, "tapelsp: the server is shutting down")
+        return
+    try:
+        message = protocol.structure_message(data)
+    except JsonRpcException as error:  # requests were answered with InvalidParams already
+        log.warning("unreadable %s %r: %s", "request" if "id" in data else "message", data.get("method"), error)
+        return
+    try:
+        protocol.handle_message(message)
+    except Exception as error:  # noqa: BLE001 - one bad message must not end the server
+        log.exception("handling %r failed", data.get("method"))
+        protocol._server._report_server_error(error, JsonRpcException)
+
+
+def _send_error(protocol: "TapeProtocol", request_id: Any, code: int, message: str) -> None:
+    protocol._send_data({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
+
+
+async def serve_frames(server: Any, stream: BinaryIO) -> None:
+    """Read messages from `stream` in a thread of their own and handle them here, until the
+    stream ends or the server stops. The thread waits while `QUEUED_MESSAGES` are unhandled,
+    so a client that floods the server fills a pipe, not the server's memory."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue = asyncio.Queue(maxsize=QUEUED_MESSAGES)
+    reader = FrameReader(stream)
+
+    def pump() -> None:
+        item: Optional[Incoming] = None
+        try:
+            while True:
+                item = read_message(reader)
+                asyncio.run_coroutine_threadsafe(queue.put(item), loop).result()
+                if item is None:
+                    return
+        except RuntimeError:
+            return  # the event loop is gone: the server is ending
+        except Exception:  # noqa: BLE001 - reading failed (the stream broke): end as at its end
+            log.exception("reading from the client failed")
+            try:
+                asyncio.run_coroutine_threadsafe(queue.put(None), loop)
+            except RuntimeError:
+                pass
+
+    threading.Thread(target=pump, name="tapelsp-stdin", daemon=True).start()
+    while not server._stop_event.is_set():
+        item = await queue.get()
+        if item is None:
+            return
+        receive(server.protocol, item)
+
+
+def serve_stdio(server: Any, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None) -> None:
+    """`LanguageServer.start_io` with `serve_frames` reading standard input."""
+    server._stop_event = threading.Event()
+    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    try:
+        asyncio.run(serve_frames(server, stdin or sys.stdin.buffer))
+    except BrokenPipeError:
+        log.error("the connection to the client is lost; the server ends")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()

@@ -10,7 +10,7 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from .handlers import register_all
-from .protocol import TapeProtocol
+from .protocol import TapeProtocol, serve_stdio
 from .session import Session
 
 log = logging.getLogger("tapelsp.lsp")
@@ -32,6 +32,10 @@ class TapeLanguageServer(LanguageServer):
                          notebook_document_sync=notebook_sync())
         self.session = Session(self, workers=workers)
         register_all(self)
+
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve over standard input/output with tapelsp's own reading loop (`protocol.serve_stdio`)."""
+        serve_stdio(self, stdin, stdout)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log it; never pop up a message for every malformed message a client sends."""
