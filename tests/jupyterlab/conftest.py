@@ -26,3 +26,18 @@ from pytest_jupyter.jupyter_server import *  # noqa: E402,F401,F403
 @pytest.fixture
 def jp_server_config():
     return {"ServerApp": {"jpserver_extensions": {"tapelsp_jupyterlab": True}}}
+
+
+@pytest.fixture(scope="session")
+def kernel_python() -> str:
+    """The interpreter of the kernels the probe tests start (the native `python3` kernel): this
+    one, which must have TensorFlow. Missing, it skips, or fails under TAPELSP_REQUIRE_TENSORFLOW=1."""
+    import os
+    import sys
+
+    if importlib.util.find_spec("tensorflow") is None:
+        message = f"tensorflow not installed for {sys.executable}; `scripts/test` installs it"
+        if os.environ.get("TAPELSP_REQUIRE_TENSORFLOW", "") not in ("", "0"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return sys.executable

@@ -1,0 +1,120 @@
+"""POST /tapelsp/probe: attach mode against a real kernel that the Jupyter server's kernel
+manager starts and the test drives like JupyterLab does (each execution carries its cell id).
+
+The TensorFlow test is slow (the kernel imports TensorFlow): there is one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from jupyterlab_helpers import code, markdown, post
+
+LOAD = code("%load_ext tapelsp.probe", "load")
+IMPORTS = code("import tensorflow as tf", "imports")
+NOTE = markdown("The gradient below is None: `x` is a constant the tape never watched.", "note")
+UNWATCHED = code("x = tf.constant(3.0)\n"
+                 "with tf.GradientTape() as tape:\n"
+                 "    y = x * x\n"
+                 "g = tape.gradient(y, x)\n"
+                 "assert g is None\n", "grad")
+MAP = code("ys = tf.map_fn(lambda t: t * 2.0, tf.constant([1.0, 2.0]))", "map")
+NOTEBOOK = [LOAD, IMPORTS, NOTE, UNWATCHED, MAP]
+
+
+async def start_kernel(jp_serverapp) -> str:
+    # The server's own kernel manager, the one JupyterLab's kernels come from.
+    return await jp_serverapp.kernel_manager.start_kernel(kernel_name="python3")
+
+
+async def run_cells(jp_serverapp, kernel_id: str, cells: list[dict]) -> None:
+    """Execute the code cells as JupyterLab does: an execute_request whose metadata has the cellId."""
+    client = jp_serverapp.kernel_manager.get_kernel(kernel_id).client()
+    client.start_channels()
+    try:
+        await client.wait_for_ready(timeout=120)
+        for cell in cells:
+            if cell["cell_type"] != "code":
+                continue
+            content = {"code": cell["source"], "silent": False, "store_history": True, "user_expressions": {},
+                       "allow_stdin": False, "stop_on_error": True}
+            message = client.session.msg("execute_request", content, metadata={"cellId": cell["id"]})
+            client.shell_channel.send(message)
+            while True:
+                reply = await client.get_shell_msg(timeout=300)
+                if reply["parent_header"].get("msg_id") == message["header"]["msg_id"]:
+                    break
+            assert reply["content"]["status"] == "ok", (cell["id"], reply["content"])
+    finally:
+        client.stop_channels()
+
+
+@pytest.mark.tensorflow
+async def test_probe_confirms_findings_with_the_kernels_evidence(jp_fetch, jp_serverapp, kernel_python):
+    kernel_id = await start_kernel(jp_serverapp)
+    await run_cells(jp_serverapp, kernel_id, NOTEBOOK)
+
+    status, answer = await post(jp_fetch, "probe", {"kernel_id": kernel_id, "path": None, "cells": NOTEBOOK})
+    assert status == 200, answer
+    assert answer["runtime"]["versions"]["tensorflow"].startswith("2.")
+    assert answer["runtime"]["eager"] is True and answer["runtime"]["control_flow_v2"] is True
+    assert "TensorFlow 2." in answer["message"] and "1 confirmed" in answer["message"]
+    by_code = {f["code"]: f for f in answer["findings"]}
+    unwatched = by_code["TAPE010"]
+    assert (unwatched["cell_id"], unwatched["cell_index"]) == ("grad", 3)
+    assert unwatched["runtime"]["status"] == "confirmed"
+    assert "None" in unwatched["runtime"]["evidence"]
+    assert "confirmed at runtime" in unwatched["message"]
+    # a finding the runtime has nothing to say about keeps no runtime verdict
+    assert by_code["MAP002"]["cell_id"] == "map" and by_code["MAP002"]["runtime"] is None
+
+    # The same request to the check endpoint knows nothing of the runtime.
+    status, static = await post(jp_fetch, "check", {"cells": NOTEBOOK})
+    assert {f["code"]: f["runtime"] for f in static["findings"]}["TAPE010"] is None
+
+    # The server's side of this never imports TensorFlow: the same handler code in a fresh
+    # interpreter, against the same kernel, leaves it out of sys.modules.
+    connection_file = jp_serverapp.kernel_manager.get_kernel(kernel_id).connection_file
+    script = (
+        "import json, sys\n"
+        "import jupyter_server.serverapp, tapelsp_jupyterlab\n"
+        "from tapelsp_jupyterlab import handlers\n"
+        "from tapelsp.notebook_api import parse_cells\n"
+        "cells = parse_cells(json.loads(sys.argv[1]))\n"
+        "checked = handlers.check_answer(cells, None)\n"
+        "probed = handlers.probe_answer(cells, None, sys.argv[2])\n"
+        "print(json.dumps({'tf': 'tensorflow' in sys.modules, 'check': len(checked['findings']),\n"
+        "                  'confirmed': [f['code'] for f in probed['findings'] if f['runtime']]}))\n")
+    done = subprocess.run([sys.executable, "-c", script, json.dumps(NOTEBOOK), connection_file],
+                          capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["tf"] is False and result["check"] >= 2 and "TAPE010" in result["confirmed"]
+
+
+async def test_a_kernel_without_the_instrumentation_is_a_clear_409(jp_fetch, jp_serverapp):
+    kernel_id = await start_kernel(jp_serverapp)
+    cells = [code("x = 1", "plain")]
+    await run_cells(jp_serverapp, kernel_id, cells)
+    status, answer = await post(jp_fetch, "probe", {"kernel_id": kernel_id, "cells": cells})
+    assert status == 409
+    assert "no tapelsp instrumentation" in answer["message"] and "%load_ext tapelsp.probe" in answer["message"]
+
+
+async def test_an_unknown_kernel_is_a_404(jp_fetch):
+    status, answer = await post(jp_fetch, "probe", {"kernel_id": "no-such-kernel", "cells": [code("x = 1", "a")]})
+    assert status == 404 and "no-such-kernel" in answer["message"]
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"cells": [code("x = 1", "a")]}, "`kernel_id`"),
+    ({"kernel_id": 3, "cells": []}, "`kernel_id`"),
+    ({"kernel_id": "k"}, "`cells`"),
+])
+async def test_bad_probe_requests_are_400(jp_fetch, body, words):
+    status, answer = await post(jp_fetch, "probe", body)
+    assert status == 400 and words in answer["message"]
