@@ -54,7 +54,7 @@ class PythonListInTensorLoop(Rule):
     summary = "A Python list appended to in a loop AutoGraph converts to tf.while_loop"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
-    triggers = ("append", "extend", "insert")
+    triggers = ("append", "extend", "insert", "+=")
     examples = (
         invalid("""
             import tensorflow as tf
