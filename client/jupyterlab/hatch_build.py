@@ -32,3 +32,6 @@ class CustomBuildHook(BuildHookInterface):
                     full = os.path.join(directory, name)
                     relative = os.path.relpath(full, folder)
                     build_data["shared_data"][full] = f"{target}/{relative}".replace(os.sep, "/")
+            if source == LABEXTENSION:
+                # Tells `jupyter labextension list` which Python package provides it.
+                build_data["shared_data"][os.path.join(self.root, "install.json")] = f"{target}/install.json"

@@ -37,7 +37,7 @@ def test_the_labextension_is_installed():
         pytest.skip("the frontend's prebuilt labextension (client/jupyterlab/tapelsp_jupyterlab/labextension/) "
                     "is not in this tree yet, so the wheel carries none")
     listed = jupyter("labextension", "list")
-    assert re.search(r"^\s*tapelsp-jupyterlab v\S+ enabled OK", listed, re.M), listed
+    assert re.search(r"^\s*tapelsp-jupyterlab v0\.1\.0 enabled OK \(python, tapelsp-jupyterlab\)", listed, re.M), listed
 
 
 def _frame(message: dict) -> bytes:
