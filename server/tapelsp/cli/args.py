@@ -33,6 +33,9 @@ class Options:
     config: str | None = None
     isolated: bool = False
     jobs: int | None = None
+    # The results cache (cli/cache.py): on unless --no-cache; --cache-dir moves it.
+    no_cache: bool = False
+    cache_dir: str | None = None
     quiet: bool = False
     list_rules: bool = False
     explain: str | None = None
@@ -138,6 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     output.add_argument("-j", "--jobs", type=_positive_int, metavar="N",
                         help="worker processes (default: the number of CPU cores)")
+    output.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the results cache")
+    output.add_argument("--cache-dir", metavar="DIR",
+                        help="where the results cache lives (default: .tapelsp_cache in the current directory)")
     add_probe_arguments(parser)
     return parser
 
@@ -177,6 +184,7 @@ def parse_args(argv: list[str] | None = None) -> Options:
         force_exclude=namespace.force_exclude, stdin_filename=namespace.stdin_filename,
         exit_zero=namespace.exit_zero, tensorflow_version=tensorflow_version,
         config=namespace.config, isolated=namespace.isolated, jobs=namespace.jobs,
+        no_cache=namespace.no_cache, cache_dir=namespace.cache_dir,
         quiet=namespace.quiet, list_rules=namespace.list_rules, explain=namespace.explain,
         version=namespace.version, tcp=namespace.tcp,
         fix=namespace.fix, unsafe_fixes=namespace.unsafe_fixes, diff=namespace.diff,

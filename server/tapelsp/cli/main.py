@@ -14,7 +14,7 @@ from dataclasses import replace
 from .. import __version__
 from ..docs import explain, list_rules
 from ..engine import INTERNAL_ERROR
-from ..files import check_bytes, is_notebook
+from ..files import UnreadableFile, check_bytes, is_notebook, read_bytes
 from ..model import FileResult
 from .args import Options, UsageError, default_jobs, parse_args
 from .config import ConfigError
@@ -22,7 +22,9 @@ from .discover import collect
 from .fixing import FixJob, FixOutcome, fix_bytes, fix_job
 from .report import render
 from .resolve import Resolver
-from .run import Job, run_jobs
+from .cache import DIRECTORY as CACHE_DIRECTORY, ResultCache, salt as cache_salt
+from .progress import Progress, wanted as progress_wanted
+from .run import Job, check_keyed, run_jobs
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -125,12 +127,59 @@ def _check_stdin(options: Options, resolver: Resolver) -> list[FileResult]:
 
 def _check_paths(options: Options, resolver: Resolver) -> list[FileResult]:
     files = collect(options.paths or (".",), resolver)
+    cache = None if options.no_cache else ResultCache.open(options.cache_dir or CACHE_DIRECTORY)
     jobs = []
     for path in files:
         settings = resolver.settings_for(path)
-        jobs.append(Job(path, resolver.display(path), settings, resolver.targets_for(settings),
-                        fixes=_wants_fixes(options)))
-    return run_jobs(jobs, options.jobs or default_jobs())
+        targets = resolver.targets_for(settings)
+        job_salt = cache_salt(path, settings, targets, _wants_fixes(options)) if cache else None
+        jobs.append(Job(path, resolver.display(path), settings, targets, fixes=_wants_fixes(options),
+                        cache_salt=f"{cache.code}\n{job_salt}" if cache and job_salt is not None else None))
+    bar = Progress(len(jobs), sys.stderr) if progress_wanted(sys.stderr, options.output_format,
+                                                             options.quiet) else None
+    try:
+        results = _check_jobs(jobs, options, cache, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    if cache is not None:
+        cache.save()
+        for warning in cache.warnings:
+            _warning(warning)
+    return results
+
+
+def _check_jobs(jobs: list[Job], options: Options, cache: ResultCache | None,
+                bar: Progress | None) -> list[FileResult]:
+    """Cached results first (read and hash each file), the rest in workers; in job order."""
+    found: list[FileResult | None] = [None] * len(jobs)
+    missing: list[int] = []
+    for index, job in enumerate(jobs):
+        hit = _cached(cache, job) if cache is not None else None
+        if hit is None:
+            missing.append(index)
+        else:
+            found[index] = hit
+    if bar is not None and len(missing) < len(jobs):
+        bar.advance(len(jobs) - len(missing))
+    checked = run_jobs([jobs[i] for i in missing], options.jobs or default_jobs(), check_keyed,
+                       progress=bar.advance if bar is not None else None)
+    for index, outcome in zip(missing, checked):
+        found[index] = outcome.result
+        if cache is not None and outcome.key is not None:
+            cache.put(outcome.key, outcome.result)
+    return [result for result in found if result is not None]
+
+
+def _cached(cache: ResultCache, job: Job) -> FileResult | None:
+    if job.cache_salt is None:
+        return None
+    try:
+        data = read_bytes(job.path)
+    except UnreadableFile:
+        return None  # the worker reports it
+    hit = cache.get(cache.key(job.cache_salt.partition("\n")[2], data))
+    return replace(hit, path=job.display) if hit is not None else None
 
 
 # --- --fix and --diff ----------------------------------------------------------------------

@@ -6,18 +6,27 @@ workers, so `-j1` and `-jN` print the same thing.
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
-from typing import Callable, TypeVar
+from typing import Callable, Iterator, TypeVar
 
-from ..files import check_path
+from ..files import UnreadableFile, _unreadable, check_bytes, read_bytes
 from ..model import FileResult
 from ..settings import Settings, Targets
+from . import cache as cache_mod
 
 # Starting a worker costs about as much as checking a few dozen small files, so a
 # worker is only worth it for at least this many files.
 MIN_FILES_PER_WORKER = 16
+# Jobs handed to a worker at a time: small enough to balance two workers at the end
+# of a run and to move the progress bar, large enough that the pipe is not the cost.
+CHUNK_FILES = 8
+# In a worker the cyclic collector runs once per this many files instead of on every
+# few hundred allocations (the engine's trees are big and mostly acyclic).
+COLLECT_EVERY = 64
 
 
 @dataclass(frozen=True)
@@ -28,10 +37,39 @@ class Job:
     targets: Targets
     # Build the rules' fixes (for `[*]` marks and JSON `fix`).
     fixes: bool = False
+    # With the results cache on: the code fingerprint and everything but the bytes that
+    # decides the findings (cli/cache.py); the worker keys its result with it.
+    cache_salt: str | None = None
+
+
+@dataclass(frozen=True)
+class Checked:
+    result: FileResult
+    # The cache key of the bytes that were checked; None when the result must not be cached.
+    key: str | None = None
 
 
 def check_job(job: Job) -> FileResult:
-    return replace(check_path(job.path, job.settings, job.targets, fixes=job.fixes), path=job.display)
+    return check_keyed(job).result
+
+
+def check_keyed(job: Job) -> Checked:
+    try:
+        data = read_bytes(job.path)
+    except UnreadableFile as error:  # depends on the file system, not on content: never cached
+        return Checked(replace(_unreadable(job.path, str(error), job.settings), path=job.display))
+    result = replace(check_bytes(data, job.path, job.settings, job.targets, fixes=job.fixes), path=job.display)
+    entry_key = None
+    if job.cache_salt is not None and not _internal_error(result):  # bytes that do not decode: cached
+        code, _, job_salt = job.cache_salt.partition("\n")
+        entry_key = cache_mod.key(code, job_salt, data)
+    return Checked(result, entry_key)
+
+
+def _internal_error(result: FileResult) -> bool:
+    from ..engine import INTERNAL_ERROR
+
+    return any(violation.code == INTERNAL_ERROR for violation in result.violations)
 
 
 J = TypeVar("J")
@@ -43,15 +81,78 @@ def plan_workers(files: int, jobs: int) -> int:
     return max(1, min(jobs, files // MIN_FILES_PER_WORKER))
 
 
-def run_jobs(jobs: list[J], max_workers: int, work: Callable[[J], R] = check_job) -> list[R]:  # type: ignore[assignment]
+@contextmanager
+def _rare_collection() -> Iterator[None]:
+    """The cyclic collector once per COLLECT_EVERY files instead of every few hundred
+    allocations, for the duration of a loop in this process."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _start_worker() -> None:
+    # What the parent imported is shared copy-on-write after fork: keep the collector off it,
+    # and collect rarely (see _counted).
+    gc.freeze()
+    gc.disable()
+
+
+_done_in_worker = 0
+
+
+def _counted(work: Callable[[J], R], job: J) -> R:
+    global _done_in_worker
+    _done_in_worker += 1
+    if _done_in_worker % COLLECT_EVERY == 0:
+        gc.collect(1)
+    return work(job)
+
+
+def _run_chunk(work: Callable[[J], R], chunk: list[J]) -> list[R]:
+    return [_counted(work, job) for job in chunk]
+
+
+def run_jobs(jobs: list[J], max_workers: int, work: Callable[[J], R] = check_job,  # type: ignore[assignment]
+             progress: Callable[[int], None] | None = None) -> list[R]:
     """`work(job)` for every job, in worker processes when there are enough jobs (`work` must
-    be a module-level function). Results come back in the order of `jobs`."""
+    be a module-level function). Results come back in the order of `jobs`; `progress(n)` is
+    called as each n more jobs finish."""
+    return list(iter_jobs(jobs, max_workers, work, progress))
+
+
+def iter_jobs(jobs: list[J], max_workers: int, work: Callable[[J], R] = check_job,  # type: ignore[assignment]
+              progress: Callable[[int], None] | None = None) -> Iterator[R]:
     workers = plan_workers(len(jobs), max_workers)
     if workers > 1:
         try:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                chunk = max(1, len(jobs) // (workers * 4))
-                return list(pool.map(work, jobs, chunksize=chunk))
+            results = _in_workers(jobs, workers, work, progress)
         except (BrokenProcessPool, OSError, RuntimeError):
-            pass  # no processes to be had here: do the work ourselves
-    return [work(job) for job in jobs]
+            results = None  # no processes to be had here: do the work ourselves
+        if results is not None:
+            yield from results
+            return
+    with _rare_collection():
+        for job in jobs:
+            result = _counted(work, job)
+            if progress is not None:
+                progress(1)
+            yield result
+
+
+def _in_workers(jobs: list[J], workers: int, work: Callable[[J], R],
+                progress: Callable[[int], None] | None) -> list[R]:
+    from functools import partial
+
+    size = max(1, min(CHUNK_FILES, len(jobs) // (workers * 4)))
+    chunks = [jobs[start:start + size] for start in range(0, len(jobs), size)]
+    results: list[R] = []
+    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker) as pool:
+        for done in pool.map(partial(_run_chunk, work), chunks):
+            results.extend(done)
+            if progress is not None:
+                progress(len(done))
+    return results
