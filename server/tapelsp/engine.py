@@ -14,7 +14,7 @@ from functools import lru_cache
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator
 
-from . import facts as facts_mod
+from . import facts as facts_mod, prefilter
 from .model import Position, Range, Violation
 from .parse import TooComplex, parse_source
 from .rules import all_rules
@@ -27,7 +27,7 @@ SYNTAX_ERROR = "TL001"
 UNREADABLE = "TL002"
 TOO_COMPLEX = "TL003"
 INTERNAL_ERROR = "TL004"
-TENSORFLOW_MENTIONS = ("tensorflow", "keras", "tf.")
+TENSORFLOW_MENTIONS = prefilter.TENSORFLOW_MENTIONS
 
 
 # Since Python 3.11 a call between Python functions does not use the C stack, so a higher
@@ -82,13 +82,11 @@ def check_source(text: str, path: str | None = None, settings: Settings | None =
     if ignores_whole_file(text):
         return []
     rules = enabled_rules(settings, path, targets)
-    # Files that never mention anything a rule looks for are not even parsed;
-    # a file that mentions TensorFlow at all is, so its syntax errors are reported.
-    triggers = [t for rule in rules for t in rule.triggers]
-    if settings.enabled(SYNTAX_ERROR, path):
-        triggers.extend(TENSORFLOW_MENTIONS)
-    if not any(trigger in text for trigger in triggers):
+    # Files that never mention anything a rule looks for are not even parsed, and a rule
+    # none of whose triggers is in the text is not run (prefilter.py says why that is sound).
+    if not prefilter.worth_parsing(text, rules, settings.enabled(SYNTAX_ERROR, path)):
         return []
+    rules = prefilter.rules_to_run(text, rules)
     _ensure_recursion_headroom()
     source = SourceText(text)
     found: list[Violation] = []

@@ -1,0 +1,49 @@
+"""What can be skipped before parsing: whole files, and rules per file.
+
+Every rule declares `triggers`: substrings one of which a file must contain for the
+rule to find anything (`GradientTape` for the tape rules, `map_fn` for MAP002 ...).
+They are chosen so that the ways code reaches TensorFlow still contain them: an alias
+(`from tensorflow import GradientTape as GT` still spells `GradientTape`), internal
+names (`backprop.GradientTape`, `def_function.function`), and for rules that follow
+names into other modules of the project (FUNC009, TAPE006/010/015), the file being
+checked, which is where the finding is reported.
+
+So a rule none of whose triggers is in the text is not run, and a file that no enabled
+rule can fire on is not even parsed. A file that mentions TensorFlow at all is always
+parsed while TL001 is enabled, so its syntax errors are reported. A rule that declares
+no triggers always runs on a parsed file.
+
+Soundness is tested, not assumed: every rule example, and bench/throughput.py
+--prefilter-proof over the real corpora, gives the same findings with this filter
+as without it.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence, TypeVar
+
+# Text whose presence means the file is TensorFlow code whose syntax errors matter.
+TENSORFLOW_MENTIONS = ("tensorflow", "keras", "tf.")
+
+R = TypeVar("R")
+
+
+def may_fire(text: str, triggers: Sequence[str]) -> bool:
+    """Can a rule with these triggers find anything in `text`? (No triggers: it can.)"""
+    return not triggers or any(trigger in text for trigger in triggers)
+
+
+def rules_to_run(text: str, rules: Sequence[R]) -> list[R]:
+    """The rules that can find something in `text`, in their order."""
+    return [rule for rule in rules if may_fire(text, rule.triggers)]  # type: ignore[attr-defined]
+
+
+def worth_parsing(text: str, rules: Sequence[R], syntax_errors: bool) -> bool:
+    """Does anything need the parsed tree: a rule that has a trigger in the text, or
+    (when syntax errors are reported) a mention of TensorFlow?
+
+    Rules without triggers do not make a file worth parsing on their own (they run on
+    files parsed for another reason)."""
+    if syntax_errors and any(mention in text for mention in TENSORFLOW_MENTIONS):
+        return True
+    return any(rule.triggers and may_fire(text, rule.triggers) for rule in rules)  # type: ignore[attr-defined]
