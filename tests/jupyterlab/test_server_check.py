@@ -122,6 +122,19 @@ async def test_settings_come_from_the_pyproject_above_the_notebook(jp_fetch, jp_
     assert status == 200 and [f["code"] for f in answer["findings"]] == ["FUNC001", "MAP002"]
 
 
+
+async def test_a_broken_configuration_is_reported_and_defaults_apply(jp_fetch, jp_root_dir):
+    (jp_root_dir / "broken").mkdir()
+    (jp_root_dir / "broken" / "pyproject.toml").write_text('[tool.tapelsp]\nselect = 3\n')
+    cells = [code("import tensorflow as tf", "a"), code(MAP002_CELL, "map")]
+    status, answer = await post(jp_fetch, "check", {"path": "broken/nb.ipynb", "cells": cells})
+    assert status == 200 and [f["code"] for f in answer["findings"]] == ["MAP002"]
+    [problem] = answer["problems"]
+    assert "pyproject.toml" in problem and "select" in problem
+    status, answer = await post(jp_fetch, "check", {"path": None, "cells": cells})
+    assert "problems" not in answer
+
+
 @pytest.mark.parametrize("body, words", [
     ("{not json", "not JSON"),
     ([1, 2], "JSON object"),
