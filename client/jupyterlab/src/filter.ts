@@ -60,3 +60,15 @@ export function runtimeBadge(finding: Finding): string | null {
       return null;
   }
 }
+
+const CONFIRMED_SUFFIX = ' [confirmed at runtime: ';
+
+/**
+ * The message to show: the probe appends " [confirmed at runtime: ...]" to a confirmed
+ * finding's message; the sidebar shows that evidence under a badge, so not twice.
+ */
+export function displayMessage(finding: Finding): string {
+  const at = finding.message.lastIndexOf(CONFIRMED_SUFFIX);
+  if (!finding.runtime?.evidence || at <= 0 || !finding.message.endsWith(']')) return finding.message;
+  return finding.message.slice(0, at);
+}

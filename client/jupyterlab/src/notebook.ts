@@ -40,8 +40,10 @@ export async function revealPosition(panel: NotebookPanel, cellId: string, posit
   const editor = cell.editor;
   if (!editor) return false;
   notebook.mode = 'edit';
+  // Let the editor take in a change just made to the shared model before moving its cursor.
+  await new Promise((resolve) => requestAnimationFrame(resolve));
   const line = Math.min(position.line, Math.max(editor.lineCount - 1, 0));
-  editor.setCursorPosition({ line, column: position.character });
+  editor.setSelection({ start: { line, column: position.character }, end: { line, column: position.character } });
   editor.revealPosition({ line, column: position.character });
   editor.focus();
   return true;

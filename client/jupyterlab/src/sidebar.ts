@@ -5,6 +5,7 @@ import { Widget } from '@lumino/widgets';
 import {
   ALL_SEVERITIES,
   countBySeverity,
+  displayMessage,
   filterFindings,
   locationLabel,
   runtimeBadge,
@@ -153,15 +154,17 @@ export class TapelspSidebar extends Widget {
 
     const probe = store.probe;
     if (probe) {
+      // What the last probe said (findings confirmed since then keep their badge until their
+      // cell changes).
       const box = element('div', 'tapelsp-runtime');
       const tf = probe.runtime?.versions.tensorflow;
-      const parts = [
+      const composed = [
         tf ? `TensorFlow ${tf}` : 'TensorFlow version unknown',
         probe.runtime?.eager === false ? 'graph mode' : probe.runtime?.eager ? 'eager' : '',
-        `${probe.confirmed} confirmed at runtime`
-      ].filter(Boolean);
-      box.append(element('div', 'tapelsp-runtime-summary', `Kernel: ${parts.join(', ')}`));
-      if (probe.message) box.append(element('div', 'tapelsp-runtime-message', probe.message));
+        `${probe.confirmed} confirmed`
+      ].filter(Boolean).join(', ');
+      box.append(element('div', 'tapelsp-runtime-title', 'Last probe of the kernel'));
+      box.append(element('div', 'tapelsp-runtime-summary', probe.message || composed));
       root.append(box);
     }
 
@@ -197,7 +200,7 @@ export class TapelspSidebar extends Widget {
       node.title = finding.runtime.evidence;
       head.append(node);
     }
-    item.append(head, element('div', 'tapelsp-message', finding.message));
+    item.append(head, element('div', 'tapelsp-message', displayMessage(finding)));
     if (finding.runtime?.evidence) {
       item.append(element('div', 'tapelsp-evidence', `Runtime: ${finding.runtime.evidence}`));
     }
