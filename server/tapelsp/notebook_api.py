@@ -164,7 +164,9 @@ def finding_json(violation: Violation, cells: Sequence[RequestCell], runtime: di
 def _evidence_text(violation: Violation) -> str:
     evidence = violation.evidence
     assert evidence is not None
-    return " ".join((evidence.summary,) + tuple(evidence.details)).strip()
+    if not evidence.details:
+        return evidence.summary
+    return f"{evidence.summary.rstrip('.')}: {'; '.join(evidence.details)}"
 
 
 def _sort_key(finding: dict[str, Any]) -> tuple:

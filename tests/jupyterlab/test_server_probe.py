@@ -23,7 +23,15 @@ UNWATCHED = code("x = tf.constant(3.0)\n"
                  "g = tape.gradient(y, x)\n"
                  "assert g is None\n", "grad")
 MAP = code("ys = tf.map_fn(lambda t: t * 2.0, tf.constant([1.0, 2.0]))", "map")
-NOTEBOOK = [LOAD, IMPORTS, NOTE, UNWATCHED, MAP]
+# A None gradient static analysis does not flag (w is simply not used by the loss).
+UNUSED = code("v = tf.Variable(1.0)\n"
+              "w = tf.Variable(2.0)\n"
+              "def loss_fn():\n"
+              "    return v * 2.0\n"
+              "with tf.GradientTape() as tape:\n"
+              "    loss = loss_fn()\n"
+              "grads = tape.gradient(loss, [v, w])\n", "unused")
+NOTEBOOK = [LOAD, IMPORTS, NOTE, UNWATCHED, MAP, UNUSED]
 
 
 async def start_kernel(jp_serverapp) -> str:
@@ -71,6 +79,12 @@ async def test_probe_confirms_findings_with_the_kernels_evidence(jp_fetch, jp_se
     assert "confirmed at runtime" in unwatched["message"]
     # a finding the runtime has nothing to say about keeps no runtime verdict
     assert by_code["MAP002"]["cell_id"] == "map" and by_code["MAP002"]["runtime"] is None
+    # what only the runtime saw is a finding of its own, in the cell where it happened
+    rt001 = by_code["RT001"]
+    assert (rt001["cell_id"], rt001["cell_index"], rt001["range"]["start"]["line"]) == ("unused", 5, 6)
+    assert rt001["runtime"]["status"] == "runtime-only"
+    assert rt001["runtime"]["evidence"].endswith(": source 2 of 2 (`w`, tf.Variable 'Variable:0') was None in 1 of 1 call")
+    assert "1 found only at runtime" in answer["message"]
 
     # The same request to the check endpoint knows nothing of the runtime.
     status, static = await post(jp_fetch, "check", {"cells": NOTEBOOK})
@@ -103,6 +117,29 @@ async def test_a_kernel_without_the_instrumentation_is_a_clear_409(jp_fetch, jp_
     status, answer = await post(jp_fetch, "probe", {"kernel_id": kernel_id, "cells": cells})
     assert status == 409
     assert "no tapelsp instrumentation" in answer["message"] and "%load_ext tapelsp.probe" in answer["message"]
+
+
+async def test_a_kernel_that_has_not_imported_tensorflow_is_a_clear_409(jp_fetch, jp_serverapp):
+    kernel_id = await start_kernel(jp_serverapp)
+    cells = [LOAD, code("x = 1", "plain")]
+    await run_cells(jp_serverapp, kernel_id, cells)
+    status, answer = await post(jp_fetch, "probe", {"kernel_id": kernel_id, "cells": cells})
+    assert status == 409 and "not imported TensorFlow" in answer["message"]
+
+
+async def test_a_busy_kernel_is_a_409_not_a_hang(jp_fetch, jp_serverapp):
+    kernel_id = await start_kernel(jp_serverapp)
+    cells = [LOAD, code("import time\ntime.sleep(600)", "sleeps")]
+    await run_cells(jp_serverapp, kernel_id, cells[:1])
+    client = jp_serverapp.kernel_manager.get_kernel(kernel_id).client()
+    client.start_channels()
+    try:
+        client.execute(cells[1]["source"])  # not waited for: the kernel stays busy
+        status, answer = await post(jp_fetch, "probe", {"kernel_id": kernel_id, "cells": cells}, request_timeout=120)
+        assert status == 409 and "busy" in answer["message"]
+    finally:
+        client.stop_channels()
+        await jp_serverapp.kernel_manager.shutdown_kernel(kernel_id, now=True)
 
 
 async def test_an_unknown_kernel_is_a_404(jp_fetch):
