@@ -96,6 +96,10 @@ def check_source(text: str, path: str | None = None, settings: Settings | None =
         for problem in parsed.problems:
             found.append(meta_violation(SYNTAX_ERROR, f"SyntaxError: {problem.message}", problem.range,
                                         settings, path))
+        if not any(rule.triggers for rule in rules):
+            # Parsed for its syntax errors only: no rule that looks at code has a trigger here
+            # (the trigger-less ones are the probe's, which report nothing statically).
+            return _finish(found, source)
         facts = facts_mod.build(parsed.tree, source, line_label)
     except (TooComplex, RecursionError, MemoryError) as error:
         found.append(meta_violation(

@@ -10,8 +10,10 @@ checked, which is where the finding is reported.
 
 So a rule none of whose triggers is in the text is not run, and a file that no enabled
 rule can fire on is not even parsed. A file that mentions TensorFlow at all is always
-parsed while TL001 is enabled, so its syntax errors are reported. A rule that declares
-no triggers always runs on a parsed file.
+parsed while TL001 is enabled, so its syntax errors are reported; when no rule has a
+trigger in it, that is all that is done with it (no facts pass). Rules that declare no
+triggers (the probe's RT rules, which report nothing statically) run only next to a
+rule that has a trigger in the file.
 
 Soundness is tested, not assumed: every rule example, and bench/throughput.py
 --prefilter-proof over the real corpora, gives the same findings with this filter

@@ -106,3 +106,18 @@ def test_aliases_and_internal_names_still_reach_the_rules(source, unfiltered):
     filtered = tapelsp.check_source(source, "a.py")
     assert filtered == unfiltered(source, "a.py")
     assert "TAPE001" in {v.code for v in filtered}
+
+
+def test_a_file_parsed_only_for_syntax_errors_gets_no_facts_pass(monkeypatch, parses):
+    built = []
+    real = engine.facts_mod.build
+
+    def counting(tree, *args, **kwargs):
+        built.append(tree)
+        return real(tree, *args, **kwargs)
+
+    monkeypatch.setattr(engine.facts_mod, "build", counting)
+    assert tapelsp.check_source("import tensorflow as tf\nprint(tf.__version__)\n", "a.py") == []
+    assert parses == ["a.py"] and built == []
+    assert tapelsp.check_source("import tensorflow as tf\nv = tf.Variable(1)\n", "b.py") == []
+    assert parses == ["a.py", "b.py"] and len(built) == 1  # FUNC001/TAPE011's trigger `Variable`
