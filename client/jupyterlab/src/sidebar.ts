@@ -55,6 +55,8 @@ export class TapelspSidebar extends Widget {
   private unsubscribe: (() => void) | null = null;
   private severities: SeverityFilter = ALL_SEVERITIES;
   private openDocs = new Map<string, HTMLElement>();
+  /** Findings shown in full (the others' messages are cut after a few lines). */
+  private expanded = new Set<string>();
   private notice = '';
 
   constructor(private readonly actions: SidebarActions) {
@@ -74,6 +76,7 @@ export class TapelspSidebar extends Widget {
     this.notebookName = name;
     this.notice = '';
     this.openDocs.clear();
+    this.expanded.clear();
     if (store) this.unsubscribe = store.subscribe(() => this.render());
     this.render();
   }
@@ -178,14 +181,21 @@ export class TapelspSidebar extends Widget {
   }
 
   private renderFinding(finding: Finding): HTMLElement {
+    const key = `${finding.code}@${finding.cell_id}:${finding.range.start.line}:${finding.range.start.character}`;
     const item = element('li', `tapelsp-finding tapelsp-severity-${finding.severity}`);
+    if (this.expanded.has(key)) item.classList.add('tapelsp-expanded');
     item.dataset.code = finding.code;
     item.dataset.severity = finding.severity;
     item.tabIndex = 0;
-    item.title = 'Go to the cell and line';
-    item.addEventListener('click', () => this.actions.jump(finding));
+    item.title = 'Go to the cell and line (and show the whole message)';
+    const open = () => {
+      this.expanded.add(key);
+      item.classList.add('tapelsp-expanded');
+      this.actions.jump(finding);
+    };
+    item.addEventListener('click', open);
     item.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' && event.target === item) this.actions.jump(finding);
+      if (event.key === 'Enter' && event.target === item) open();
     });
 
     const head = element('div', 'tapelsp-finding-head');
@@ -217,13 +227,12 @@ export class TapelspSidebar extends Widget {
         )
       );
     }
-    const docKey = `${finding.code}@${finding.cell_id}:${finding.range.start.line}:${finding.range.start.character}`;
-    const open = this.openDocs.get(docKey);
+    const doc = this.openDocs.get(key);
     actions.append(
-      button(open ? 'Hide rule' : 'Rule docs', 'tapelsp-docs', () => this.toggleDoc(docKey, finding.code), `What ${finding.code} means`)
+      button(doc ? 'Hide rule' : 'Rule docs', 'tapelsp-docs', () => this.toggleDoc(key, finding.code), `What ${finding.code} means`)
     );
     item.append(actions);
-    if (open) item.append(open);
+    if (doc) item.append(doc);
     return item;
   }
 

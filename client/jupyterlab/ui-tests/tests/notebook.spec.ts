@@ -38,6 +38,10 @@ async function shot(page: Page, name: string): Promise<void> {
 
 const sidebar = (page: Page) => page.locator('#tapelsp-sidebar');
 const item = (page: Page, code: string) => sidebar(page).locator(`.tapelsp-finding[data-code="${code}"]`);
+/** A cell's text as the notebook model holds it (galata's getCellTextInput selects all and copies,
+ * which would move the cursor under test). */
+const cellText = (page: Page, index: number): Promise<string> =>
+  page.evaluate((i) => (window as any).jupyterapp.shell.currentWidget.content.model.cells.get(i).sharedModel.getSource(), index);
 const cell = (page: Page, index: number) => page.locator('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell').nth(index);
 
 test('seed bugs in the sidebar and underlined; fix, undo, probe', async ({ page }) => {
@@ -94,16 +98,22 @@ test('seed bugs in the sidebar and underlined; fix, undo, probe', async ({ page 
   const fixed = cliFixed(original, ['--select', 'TAPE001', '--unsafe-fixes']);
   expect(fixed).not.toBe(original);
   await item(page, 'TAPE001').locator('.tapelsp-apply').click();
-  await expect.poll(() => page.notebook.getCellTextInput(2)).toBe(fixed);
+  await expect.poll(() => cellText(page, 2)).toBe(fixed);
   await expect(item(page, 'TAPE001')).toHaveCount(0);
   await shot(page, '04-after-apply-fix');
 
   // Ctrl+Z in the cell takes the fix back; the re-check finds the bug again.
   await expect(cell(page, 2)).toHaveClass(/jp-mod-active/);
   await page.keyboard.press('Control+z');
-  await expect.poll(() => page.notebook.getCellTextInput(2)).toBe(original);
+  await expect.poll(() => cellText(page, 2)).toBe(original);
   await expect(item(page, 'TAPE001')).toHaveCount(1);
   await shot(page, '05-after-undo');
+
+  // Before the instrumentation is loaded in the kernel, the probe says what to do.
+  await expect(page.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]')).toHaveCount(1);
+  await sidebar(page).locator('.tapelsp-probe').click();
+  await expect(sidebar(page).locator('.tapelsp-status-error')).toContainText('%load_ext tapelsp.probe');
+  await shot(page, '05b-probe-before-load-ext');
 
   // Run every cell in the kernel (%load_ext tapelsp.probe first), then ask the kernel.
   for (let i = 0; i < SEED.cells.length; i++) await page.notebook.runCell(i, true);
@@ -129,7 +139,7 @@ test('seed bugs in the sidebar and underlined; fix, undo, probe', async ({ page 
   expect(safeCount).toBeGreaterThan(0);
   await sidebar(page).locator('.tapelsp-fix-all').click();
   for (const index of [2, 3, 4]) {
-    await expect.poll(() => page.notebook.getCellTextInput(index)).toBe(cliFixed(cellSource(index), []));
+    await expect.poll(() => cellText(page, index)).toBe(cliFixed(cellSource(index), []));
   }
   await shot(page, '07-after-fix-all-safe');
 });
