@@ -7,9 +7,13 @@ interpreter (a private kernelspec in a temporary directory), with this tapelsp p
 importable (a temporary directory holding a link to it goes first on PYTHONPATH, so
 nothing else of this interpreter's site-packages leaks in), a private IPYTHONDIR (no
 profile startup files run), and its own stdout/stderr in a log file. It is a context
-manager: leaving it always kills the kernel's process group and removes the temporary
-files. While it waits for a reply it watches the kernel: dead (crash, `os._exit`, killed
-by the system), over its memory limit, or past the deadline.
+manager: leaving it always kills the kernel's process group and every process the program
+started (`containment`: marked by their environment, watched by a guardian that outlives
+even a SIGKILLed probe) and removes the temporary files. SIGINT and SIGTERM while a kernel
+runs kill it at once and end the probe. While it waits for a reply it watches the kernel:
+dead (crash, `os._exit`, killed by the system), over its memory limit, or past the
+deadline. The kernel's output is read through a socket of the probe's own that holds a
+few small messages at most (`_Output`): the probe keeps its last lines and counts the rest.
 
 `ask` sends the probe's own query code as a silent execute (no history, no output, no
 execution count) and reads the answer from `user_expressions`: the user's code is not run.
@@ -30,13 +34,17 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import kernel_query
+from . import containment, kernel_query
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # .../tapelsp
 KERNEL_NAME = "tapelsp-probe"
 POLL_SECONDS = 0.1
 INTERRUPT_GRACE_SECONDS = 5.0
 QUERY_SECONDS = 15.0
+OUTPUT_TAIL_CHARACTERS = 4000  # of the program's output, kept for the report
+OUTPUT_QUEUE = 32  # messages of output waiting to be read, at most; the kernel drops the rest
+OUTPUT_FRAME_BYTES = 256 * 1024  # a bigger message of output is dropped (its connection is reset)
+OUTPUT_SETTLE_SECONDS = 1.0
 
 
 class ProbeError(Exception):
@@ -119,10 +127,10 @@ def default_memory_limit_mb() -> float | None:
 class _Channel:
     """Sends requests on the shell channel and waits for their replies under a deadline."""
 
-    def __init__(self, client, watch=None, drain_iopub: bool = False) -> None:
+    def __init__(self, client, watch=None, drain=None) -> None:
         self.client = client
         self.watch = watch  # called every poll; raises to stop waiting
-        self.drain_iopub = drain_iopub  # the kernel's output is not wanted, only kept from piling up
+        self.drain = drain  # called every poll: reads the kernel's output so it cannot pile up
 
     def send_execute(self, code: str, *, silent: bool, user_expressions: dict | None = None,
                      cell_id: str | None = None) -> str:
@@ -140,7 +148,8 @@ class _Channel:
         while True:
             if self.watch is not None:
                 self.watch()
-            self._drain_iopub()
+            if self.drain is not None:
+                self.drain()
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise Deadline("time limit reached")
@@ -153,15 +162,6 @@ class _Channel:
             content = message.get("content", {})
             return Reply(content.get("status", "error"), content.get("ename"), content.get("evalue"),
                          content.get("user_expressions"))
-
-    def _drain_iopub(self) -> None:
-        if not self.drain_iopub:
-            return
-        while True:
-            try:
-                self.client.get_iopub_msg(timeout=0)
-            except queue.Empty:
-                return
 
     def ask(self, deadline: float) -> dict:
         for _attempt in range(3):
@@ -203,27 +203,115 @@ def ask_kernel(client, timeout: float) -> dict:
     return _Channel(client).ask(time.monotonic() + timeout)
 
 
-def _exit_on_sigterm():
-    """While a kernel runs, SIGTERM (`kill`, a CI job cancelled) raises SystemExit in the main
-    thread instead of ending this process on the spot, so `close` still kills the kernel's
-    process group (the program's forked children too) and removes the temporary files.
-    Returns the handler to restore, or None when nothing was installed (not the main thread,
-    or the application handles SIGTERM itself)."""
+class _Output:
+    """The kernel's output (its iopub channel) through a SUB socket of the probe's own: at
+    most `OUTPUT_QUEUE` messages wait in it (the kernel drops what does not fit) and none
+    bigger than `OUTPUT_FRAME_BYTES`, so a program that prints gigabytes costs the probe a
+    few megabytes. The last `OUTPUT_TAIL_CHARACTERS` of stdout/stderr text are kept."""
+
+    def __init__(self, client) -> None:
+        import zmq
+
+        self._zmq = zmq
+        self._connected = False
+        self.context = zmq.Context()
+        self.socket = self.context.socket(zmq.SUB)
+        self.socket.setsockopt(zmq.RCVHWM, OUTPUT_QUEUE)
+        self.socket.setsockopt(zmq.MAXMSGSIZE, OUTPUT_FRAME_BYTES)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.setsockopt(zmq.SUBSCRIBE, b"")
+        # A message over the size limit resets the connection: that is how drops show.
+        self.monitor = self.socket.get_monitor_socket(
+            zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED | zmq.EVENT_CLOSED)
+        self.socket.connect(client._make_url("iopub"))
+        self.tail = ""
+        self.characters = 0  # of output text read (what was dropped is not counted)
+        self.dropped = False
+        self.idle: list = []  # the last requests the kernel said it finished (all their output sent)
+
+    def settle(self, msg_id: str, seconds: float = OUTPUT_SETTLE_SECONDS) -> None:
+        """Read the output of request `msg_id` to its end (its idle status), for a moment at most:
+        the reply comes on another socket and may overtake the last of the output."""
+        end = time.monotonic() + seconds
+        while True:
+            self.drain()
+            if msg_id in self.idle or time.monotonic() >= end:
+                return
+            time.sleep(0.01)
+
+    def drain(self) -> None:
+        from zmq.utils.monitor import parse_monitor_message
+
+        zmq = self._zmq
+        try:
+            while self.monitor.poll(0):
+                event = parse_monitor_message(self.monitor.recv_multipart(zmq.NOBLOCK))["event"]
+                if event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                    self._connected = True
+                elif self._connected and event in (zmq.EVENT_DISCONNECTED, zmq.EVENT_CLOSED):
+                    self.dropped = True  # a message too big: the connection was reset
+        except (zmq.ZMQError, KeyError, ValueError):
+            pass
+        for _ in range(OUTPUT_QUEUE * 4):  # bounded work per poll
+            try:
+                frames = self.socket.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            except zmq.ZMQError:
+                return
+            self._keep(frames)
+
+    def _keep(self, frames: list) -> None:
+        try:
+            start = frames.index(b"<IDS|MSG>")
+            kind = json.loads(frames[start + 2]).get("msg_type")
+            if kind == "status":
+                if json.loads(frames[start + 5]).get("execution_state") == "idle":
+                    self.idle = (self.idle + [json.loads(frames[start + 3]).get("msg_id")])[-16:]
+                return
+            if kind != "stream":
+                return
+            text = json.loads(frames[start + 5]).get("text", "")
+        except (ValueError, IndexError, AttributeError, TypeError):
+            return
+        if isinstance(text, str):
+            self.characters += len(text)
+            self.tail = (self.tail + text[-OUTPUT_TAIL_CHARACTERS:])[-OUTPUT_TAIL_CHARACTERS:]
+
+    def close(self) -> None:
+        try:
+            self.socket.disable_monitor()
+            self.monitor.close(linger=0)
+            self.socket.close(linger=0)
+            self.context.term()
+        except Exception:
+            pass
+
+
+def _signals_end_the_probe(kernel: "KernelProcess"):
+    """While a kernel runs, SIGINT (Ctrl-C) and SIGTERM (`kill`, a CI job cancelled) kill
+    the kernel and everything it started on the spot, then raise KeyboardInterrupt /
+    SystemExit in the main thread; the probe's next poll raises it again should the first
+    one be swallowed on the way. Only where the application left Python's default
+    handlers. Returns {signal: handler to restore}."""
     import threading
 
     if threading.current_thread() is not threading.main_thread():
-        return None
-    try:
-        if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-            return None
+        return {}
+    previous = {}
+    for signum, default in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL)):
+        try:
+            if signal.getsignal(signum) is not default:
+                continue
 
-        def terminate(signum, frame):
-            raise SystemExit(128 + signum)
+            def stop(number, frame):
+                kernel.stop_now(KeyboardInterrupt() if number == signal.SIGINT else SystemExit(128 + number))
 
-        signal.signal(signal.SIGTERM, terminate)
-    except (ValueError, OSError):
-        return None
-    return signal.SIG_DFL
+            signal.signal(signum, stop)
+            previous[signum] = default
+        except (ValueError, OSError):
+            continue
+    return previous
 
 
 class KernelProcess:
@@ -240,10 +328,14 @@ class KernelProcess:
         self.peak_rss_mb = 0.0
         self._tmp: str | None = None
         self._channel: _Channel | None = None
+        self._output: _Output | None = None
+        self._token = containment.new_token()
+        self._stop: BaseException | None = None  # set by SIGINT/SIGTERM: raised at every poll
+        self._signals: dict = {}
 
     # -- lifecycle --------------------------------------------------------------------
     def __enter__(self) -> "KernelProcess":
-        self._sigterm = _exit_on_sigterm()
+        self._signals = _signals_end_the_probe(self)
         try:
             self.start()
         except BaseException:
@@ -265,7 +357,7 @@ class KernelProcess:
         tmp = Path(self._tmp)
         spec_dir = tmp / "kernels" / KERNEL_NAME
         spec_dir.mkdir(parents=True)
-        spec = {"argv": [self.python, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+        spec = {"argv": [self.python, "-m", "tapelsp.probe.launch", "-f", "{connection_file}",
                          "--HistoryManager.enabled=False"],
                 "display_name": "tapelsp probe", "language": "python"}
         (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
@@ -277,6 +369,8 @@ class KernelProcess:
         env["IPYTHONDIR"] = str(tmp / "ipython")
         env["JUPYTER_RUNTIME_DIR"] = str(tmp / "runtime")
         env.pop("PYDEVD_USE_FRAME_EVAL", None)
+        env[containment.RUN_VARIABLE] = self._token
+        env[containment.PARENT_VARIABLE] = str(os.getpid())
         specs = KernelSpecManager(kernel_dirs=[str(tmp / "kernels")], ensure_native_kernel=False)
         self.manager = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs,
                                      connection_file=str(tmp / "runtime" / "kernel.json"))
@@ -288,9 +382,10 @@ class KernelProcess:
             raise ProbeError(f"could not start a kernel with {self.python}: {error}") from None
         self.pid = getattr(self.manager.provisioner, "pid", None)
         client = self.manager.client()
-        client.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=False)
+        client.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
         self.client = client
-        self._channel = _Channel(client, self._watch, drain_iopub=True)
+        self._output = _Output(client)
+        self._channel = _Channel(client, self._watch, drain=self._output.drain)
         # The kernel is ready when it answers; a kernel that dies at start says why in its log.
         deadline = time.monotonic() + timeout
         try:
@@ -310,6 +405,8 @@ class KernelProcess:
             except Exception:
                 pass
             self.client = None
+        if self._output is not None:
+            self._output.close()
         if self.manager is not None:
             try:
                 if self.manager.has_kernel:
@@ -317,6 +414,7 @@ class KernelProcess:
             except Exception:
                 pass
             self._kill_group()
+            containment.kill_marked(self._token)
             try:
                 self.manager.cleanup_resources()
             except Exception:
@@ -328,9 +426,35 @@ class KernelProcess:
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
-        previous, self._sigterm = getattr(self, "_sigterm", None), None
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        previous, self._signals = self._signals, {}
+        for signum, handler in previous.items():
+            try:
+                signal.signal(signum, handler)
+            except (ValueError, OSError):
+                pass
+
+    def stop_now(self, reason: BaseException) -> None:
+        """From a signal handler: kill the kernel and what it started, then raise `reason`."""
+        self._stop = reason
+        if self.pid is not None:
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        containment.kill_marked(self._token, rounds=1)
+        raise reason
+
+    @property
+    def output_tail(self) -> str:
+        return self._output.tail if self._output is not None else ""
+
+    @property
+    def output_characters(self) -> int:
+        return self._output.characters if self._output is not None else 0
+
+    @property
+    def output_dropped(self) -> bool:
+        return self._output.dropped if self._output is not None else False
 
     def _kill_group(self) -> None:
         if self.pid is None:
@@ -355,6 +479,8 @@ class KernelProcess:
         return process.poll() if process is not None else None
 
     def _watch(self) -> None:
+        if self._stop is not None:
+            raise self._stop
         if not self.alive():
             code = self.returncode()
             raise KernelDied(describe_exit(code), code)
@@ -380,7 +506,11 @@ class KernelProcess:
     # -- work -------------------------------------------------------------------------
     def run(self, code: str, deadline: float, *, cell_id: str | None = None) -> Reply:
         assert self._channel is not None
-        return self._channel.wait_reply(self._channel.send_execute(code, silent=False, cell_id=cell_id), deadline)
+        msg_id = self._channel.send_execute(code, silent=False, cell_id=cell_id)
+        reply = self._channel.wait_reply(msg_id, deadline)
+        if self._output is not None:
+            self._output.settle(msg_id)
+        return reply
 
     def run_silent(self, code: str, deadline: float) -> Reply:
         assert self._channel is not None

@@ -53,6 +53,22 @@ class ProbeRun:
     seconds: float
     kernel_pid: int | None = None
     python: str | None = None
+    # The program's output (stdout and stderr): its last characters, and how many the probe
+    # read in all. Output is never held whole: what did not fit the probe's small queue was
+    # dropped by the kernel, uncounted (`output_note` says so).
+    output_tail: str = ""
+    output_characters: int = 0
+    output_dropped: bool = False  # output came faster or in bigger pieces than the probe reads
+
+    @property
+    def output_note(self) -> str:
+        if self.output_dropped:
+            return (f"the program printed more than the probe reads (it read {self.output_characters:,} "
+                    f"characters, dropped the rest and kept the last {len(self.output_tail):,})")
+        if self.output_characters > len(self.output_tail):
+            return (f"the program printed {self.output_characters:,} characters; the probe kept the last "
+                    f"{len(self.output_tail):,}")
+        return ""
 
 
 def run_code(path: str) -> str:
@@ -91,7 +107,8 @@ def probe_file(path: str, python: str | None = None, timeout: float = DEFAULT_TI
             outcome = _with_place(outcome, report, running)
         pid = kernel.pid
         python_used = kernel.python
-    return ProbeRun(path, outcome, report, time.monotonic() - started, pid, python_used)
+        output = (kernel.output_tail, kernel.output_characters, kernel.output_dropped)
+    return ProbeRun(path, outcome, report, time.monotonic() - started, pid, python_used, *output)
 
 
 def _run(kernel: KernelProcess, path: str, cells, deadline: float, timeout: float) -> tuple[Outcome, int | None]:
