@@ -4,6 +4,13 @@ plain `ast.parse` and (optionally) fixit, all in the same run.
     python bench/throughput.py                       # tf_keras, 5 rounds
     python bench/throughput.py --corpus keras --repeat 7
     python bench/throughput.py --with-fixit          # adds fixit (~75 s a run)
+    python bench/throughput.py --corpus tf_keras keras tfp --with-fixit --prefilter-proof
+
+Rows per corpus: tapelsp with a cold cache (--no-cache; default jobs and -j 1) and a
+warm one (the cache a previous run of the same tree left), ruff, ast.parse on one
+core, fixit (optional), and the latency of checking one file from the command line
+(the corpus's largest file, tapelsp cold and warm, ruff). With several corpora a
+summary table in Markdown ends the output (the README's performance section).
 
 Every tool runs `--repeat` times, interleaved round by round so that drift on a
 shared machine hits all of them alike; the table shows the median (and the
@@ -186,12 +193,15 @@ def fallback_worker(directory: str, jobs: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", choices=corpus.ALL_CORPORA, default="tf_keras",
-                        help="tf_keras (default), keras, tfp, or tensorflow (tensorflow/python from the wheel)")
+    parser.add_argument("--corpus", choices=corpus.ALL_CORPORA, nargs="+", default=["tf_keras"],
+                        help="one or more of tf_keras (default), keras, tfp, tensorflow")
     parser.add_argument("--repeat", type=int, default=5, help="rounds per tool (default 5)")
     parser.add_argument("--with-fixit", action="store_true", help="also time `fixit lint` (~75 s per run)")
     parser.add_argument("--fixit-repeat", type=int, default=1,
                         help="rounds for fixit (default 1: it takes ~75 s each)")
+    parser.add_argument("--prefilter-proof", action="store_true",
+                        help="also check in process that every file gives the same findings with the "
+                             "pre-parse filter as without it, and count what it skipped")
     parser.add_argument("--tapelsp", metavar="CMD",
                         help="command that runs the tapelsp CLI (default: this interpreter with server/ on the path)")
     parser.add_argument("--server", metavar="DIR", type=Path,
@@ -202,6 +212,7 @@ def main() -> None:
                         help="time a bare check_source loop (same process start-up, own worker pool) "
                              "instead of the CLI; for comparing the CLI's overhead, never for the headline")
     parser.add_argument("--fallback-worker", nargs=2, metavar=("DIR", "JOBS"), help=argparse.SUPPRESS)
+    parser.add_argument("--prefilter-worker", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.server:
         global SERVER
@@ -209,9 +220,19 @@ def main() -> None:
     if args.fallback_worker:
         fallback_worker(args.fallback_worker[0], int(args.fallback_worker[1]))
         return
+    if args.prefilter_worker:
+        prefilter_worker(args.prefilter_worker)
+        return
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    load_before = os.getloadavg()
+    summaries = [bench_corpus(name, args) for name in args.corpus]
+    if len(summaries) > 1 or args.with_fixit:
+        print_summary(summaries, started, load_before, args)
 
+
+def bench_corpus(name: str, args: argparse.Namespace) -> dict:
     env = corpus.ensure()
-    root = env.corpus(args.corpus)
+    root = env.corpus(name)
     paths = corpus.python_files(root)
     lines = corpus.count_lines(paths)
     total_cores, usable_cores = cores()
@@ -229,6 +250,7 @@ def main() -> None:
                              "fix it, or pass --fallback to time a bare check_source loop instead")
         base = [sys.executable, str(Path(__file__).resolve()), "--fallback-worker"]
     no_cache = ["--no-cache"] if "--no-cache" in help_text else []
+    largest = max(paths, key=lambda p: p.stat().st_size)
 
     results: list[Result] = []
     runners = []
@@ -256,6 +278,13 @@ def main() -> None:
                                     "--quiet", str(root)])
     add("ast.parse, one core", None, fn=lambda: parse_all(paths),
         shown="in process: open().read() + ast.parse() per file")
+    if have_cli:
+        one = base + ["--check", str(largest), "--output-format", "json", "--exit-zero"]
+        add("latency: tapelsp one file", one + no_cache, check_json=True)
+        if no_cache:
+            add("latency: tapelsp one, warm", one, check_json=True)
+        add("latency: ruff one file", [str(env.ruff), "check", "--select", "ALL", "--no-cache", "--exit-zero",
+                                       "--quiet", str(largest)])
     fixit_copy = None
     if args.with_fixit:
         # fixit (trailrunner) obeys the .gitignore of the project it finds above a path, and
@@ -267,8 +296,8 @@ def main() -> None:
         add("fixit lint", [str(env.fixit), "lint", str(fixit_root)], rounds=args.fixit_repeat,
             ok_codes=tuple(range(256)), fixit=True)
 
-    version = versions.get({"tfp": "tensorflow-probability"}.get(args.corpus, args.corpus), "2.21")
-    print(f"corpus: {args.corpus} {version} "
+    version = versions.get({"tfp": "tensorflow-probability"}.get(name, name), "2.21")
+    print(f"corpus: {name} {version} "
           f"— {len(paths)} files, {lines:,} lines ({root})")
     print(f"tapelsp: {SERVER} ({source_state(SERVER)})")
     if args.compare:
@@ -276,8 +305,11 @@ def main() -> None:
     print(f"machine: {total_cores} cores ({usable_cores} usable), {platform.machine()}, "
           f"Python {platform.python_version()}; ruff {versions['ruff']}, fixit {versions['fixit']}")
     print(f"rounds: {args.repeat} (fixit: {args.fixit_repeat if args.with_fixit else 'skipped'}), "
-          "each tool once untimed first to warm the file cache")
-    print("load average before: " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + "\n", flush=True)
+          "each tool once untimed first to warm the file cache (and tapelsp's results cache for the warm rows)")
+    print(f"latency rows: the largest file, {largest.relative_to(root)} "
+          f"({corpus.count_lines([largest]):,} lines)")
+    load_before = os.getloadavg()
+    print("load average before: " + " ".join(f"{x:.2f}" for x in load_before) + "\n", flush=True)
 
     try:
         run_rounds(runners, scratch)
@@ -285,15 +317,126 @@ def main() -> None:
         if fixit_copy is not None:
             shutil.rmtree(fixit_copy, ignore_errors=True)
         shutil.rmtree(scratch, ignore_errors=True)
-    print("load average after:  " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_after = os.getloadavg()
+    print("load average after:  " + " ".join(f"{x:.2f}" for x in load_after)
           + "  (above the core count means other work shared the machine)\n")
     print_table(results, len(paths), lines, have_cli, args.compare.resolve() if args.compare else None)
+    cross = ""
     if have_cli:
         expected = expected_findings(paths)
         got = {r.note for r in results if r.label.startswith(("tapelsp ", "tapelsp -"))}
         verdict = "matches" if got == {f"{expected} findings"} else "DIFFERS: the CLI did not check the same files?"
+        cross = f"{expected} findings, {verdict}"
         print(f"\ncross-check: in-process check_source loop finds {expected}; CLI runs reported "
               f"{', '.join(sorted(got))} -> {verdict}")
+    proof = ""
+    if args.prefilter_proof:
+        proof = prefilter_proof(root)
+        print(f"\npre-parse filter: {proof}")
+    print("\n" + "=" * 100 + "\n", flush=True)
+    return {"name": name, "version": version, "files": len(paths), "lines": lines,
+            "by": {r.label: r for r in results}, "load": (load_before, load_after), "cross": cross,
+            "proof": proof}
+
+
+# --- --prefilter-proof: the filter changes no finding on the corpus ----------------------
+
+def prefilter_worker(directory: str) -> None:
+    """In a fresh interpreter: every file with and without the filter; print a JSON verdict."""
+    sys.path.insert(0, str(SERVER))
+    from tapelsp import engine, prefilter
+    from tapelsp.settings import Settings
+
+    settings = Settings()
+    targets = settings.targets()
+    real_worth, real_rules = prefilter.worth_parsing, prefilter.rules_to_run
+    counts = {"files": 0, "parsed": 0, "facts": 0, "rule_runs": 0, "rule_runs_unfiltered": 0,
+              "findings": 0, "differ": []}
+    rules = engine.enabled_rules(settings, None, targets)
+    for path in corpus.python_files(Path(directory)):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        counts["files"] += 1
+        if real_worth(text, rules, True):
+            counts["parsed"] += 1
+            chosen = real_rules(text, rules)
+            counts["facts"] += any(rule.triggers for rule in chosen)
+            counts["rule_runs"] += len(chosen) if any(rule.triggers for rule in chosen) else 0
+        counts["rule_runs_unfiltered"] += len(rules)
+        filtered = engine.check_source(text, str(path), settings, targets)
+        prefilter.worth_parsing = lambda text, rules, syntax: True
+        prefilter.rules_to_run = lambda text, rules: list(rules)
+        try:
+            unfiltered = engine.check_source(text, str(path), settings, targets)
+        finally:
+            prefilter.worth_parsing, prefilter.rules_to_run = real_worth, real_rules
+        counts["findings"] += len(filtered)
+        if filtered != unfiltered:
+            counts["differ"].append(str(path))
+    json.dump(counts, sys.stdout)
+
+
+def prefilter_proof(root: Path) -> str:
+    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--prefilter-worker", str(root)],
+                          capture_output=True, text=True, env=child_env(), cwd=REPO)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr[-3000:])
+        return "the proof did not run (see above)"
+    c = json.loads(proc.stdout)
+    verdict = ("same findings with and without it" if not c["differ"]
+               else f"FINDINGS DIFFER in {len(c['differ'])} files: {', '.join(c['differ'][:5])}")
+    return (f"{c['files']} files: {c['parsed']} parsed, {c['facts']} got the facts pass, rules ran "
+            f"{c['rule_runs']:,} times of {c['rule_runs_unfiltered']:,} without the filter; "
+            f"{c['findings']} findings, {verdict}")
+
+
+def print_summary(summaries: list[dict], started: str, load_before: tuple, args: argparse.Namespace) -> None:
+    """One Markdown table for every corpus: the README's performance section."""
+    load_after = os.getloadavg()
+    print(f"summary — {started}, load average before {' '.join(f'{x:.2f}' for x in load_before)}, "
+          f"after {' '.join(f'{x:.2f}' for x in load_after)}; {cores()[1]} usable cores; "
+          f"median of {args.repeat} rounds (fixit: {args.fixit_repeat if args.with_fixit else 'not run'})")
+    print("command: python bench/throughput.py --corpus " + " ".join(args.corpus)
+          + (" --with-fixit" if args.with_fixit else "") + (" --prefilter-proof" if args.prefilter_proof else "")
+          + (f" --repeat {args.repeat}" if args.repeat != 5 else ""))
+    print()
+
+    def cell(by: dict, label: str) -> str:
+        r = by.get(label)
+        return f"{r.median:.2f} s ({r.cpu_median:.2f})" if r and r.times else "–"
+
+    def ratio(by: dict, a: str, b: str, cpu: bool = False) -> str:
+        x, y = by.get(a), by.get(b)
+        if not (x and y and x.times and y.times):
+            return "–"
+        return f"{(x.cpu_median / y.cpu_median) if cpu else (x.median / y.median):.2f}"
+
+    print("| corpus | files / lines | tapelsp cold | tapelsp -j 1 cold | tapelsp warm | ruff --select ALL "
+          "| ast.parse, 1 core | fixit |")
+    print("|---|---|---|---|---|---|---|---|")
+    for s in summaries:
+        by = s["by"]
+        print(f"| {s['name']} {s['version']} | {s['files']:,} / {s['lines']:,} | {cell(by, 'tapelsp (default jobs)')} "
+              f"| {cell(by, 'tapelsp -j 1')} | {cell(by, 'tapelsp warm cache')} | {cell(by, 'ruff check --select ALL')} "
+              f"| {cell(by, 'ast.parse, one core')} | {cell(by, 'fixit lint')} |")
+    print("\n(wall seconds, median; in brackets CPU seconds of the whole process tree)\n")
+    print("| corpus | cold/ruff | cold/ruff CPU | warm/ruff | cold/ast.parse | warm/ast.parse | fixit/cold "
+          "| 1 file: tapelsp/ruff | 1 file warm: tapelsp/ruff |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for s in summaries:
+        by = s["by"]
+        fx = by.get("fixit lint")
+        cold = by.get("tapelsp (default jobs)")
+        faster = f"{fx.median / cold.median:.0f}x" if fx and fx.times and cold and cold.times else "–"
+        print(f"| {s['name']} | {ratio(by, 'tapelsp (default jobs)', 'ruff check --select ALL')} "
+              f"| {ratio(by, 'tapelsp (default jobs)', 'ruff check --select ALL', cpu=True)} "
+              f"| {ratio(by, 'tapelsp warm cache', 'ruff check --select ALL')} "
+              f"| {ratio(by, 'tapelsp (default jobs)', 'ast.parse, one core')} "
+              f"| {ratio(by, 'tapelsp warm cache', 'ast.parse, one core')} | {faster} "
+              f"| {ratio(by, 'latency: tapelsp one file', 'latency: ruff one file')} "
+              f"| {ratio(by, 'latency: tapelsp one, warm', 'latency: ruff one file')} |")
+    for s in summaries:
+        if s["proof"]:
+            print(f"\npre-parse filter on {s['name']}: {s['proof']}")
 
 
 def run_rounds(runners: list, scratch: Path) -> None:
@@ -326,6 +469,7 @@ def print_table(results: list[Result], files: int, lines: int, have_cli: bool,
     print()
     by = {r.label: r for r in results}
     subjects = [r for r in results if r.label.startswith(("tapelsp", "fallback"))]
+    latency = [(r, by.get("latency: ruff one file")) for r in results if r.label.startswith("latency: tapelsp")]
     refs = [(name, by[label]) for name, label in (("ruff", "ruff check --select ALL"),
                                                   ("ast-parse", "ast.parse, one core"),
                                                   ("fixit", "fixit lint")) if label in by]
@@ -335,6 +479,10 @@ def print_table(results: list[Result], files: int, lines: int, have_cli: bool,
         print(f"  {subject.label:26s} " + "   ".join(parts))
         if "fixit lint" in by:
             print(f"  {'':26s} ({by['fixit lint'].median / subject.median:.0f}x faster than fixit)")
+    for subject, ruff_one in latency:
+        if ruff_one is not None:
+            print(f"  {subject.label:26s} tapelsp/ruff = {subject.median / ruff_one.median:6.3f}  (one file, "
+                  "process start-up included)")
     print("ratios of median CPU time (total work, less sensitive to a busy machine)")
     for subject in subjects:
         parts = [f"tapelsp/{name} = {subject.cpu_median / ref.cpu_median:6.3f}" for name, ref in refs]
@@ -344,7 +492,7 @@ def print_table(results: list[Result], files: int, lines: int, have_cli: bool,
         where = ""
         if r.label.startswith("tapelsp[B]"):
             where = f"PYTHONPATH={shlex.quote(str(compare))} "
-        elif r.label.startswith("tapelsp"):
+        elif r.label.startswith(("tapelsp", "latency: tapelsp")):
             where = f"PYTHONPATH={shlex.quote(str(SERVER))} "
         print(f"  {r.label}: {where}{r.command}")
     if not have_cli:
