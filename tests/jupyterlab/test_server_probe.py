@@ -31,7 +31,17 @@ UNUSED = code("v = tf.Variable(1.0)\n"
               "with tf.GradientTape() as tape:\n"
               "    loss = loss_fn()\n"
               "grads = tape.gradient(loss, [v, w])\n", "unused")
-NOTEBOOK = [LOAD, IMPORTS, NOTE, UNWATCHED, MAP, UNUSED]
+# FUNC009 expects a retrace per epsilon, but epsilon never changes here: the runtime refutes it.
+STEADY = code("@tf.function\n"
+              "def train_step(x, n):\n"
+              "    return x * n\n"
+              "def main():\n"
+              "    epsilon = 1.0\n"
+              "    for episode in range(10):\n"
+              "        loss = train_step(tf.constant(1.0), epsilon)\n"
+              "        epsilon = max(1.0, epsilon * 0.99)\n"
+              "main()\n", "steady")
+NOTEBOOK = [LOAD, IMPORTS, NOTE, UNWATCHED, MAP, UNUSED, STEADY]
 
 
 async def start_kernel(jp_serverapp) -> str:
@@ -85,6 +95,11 @@ async def test_probe_confirms_findings_with_the_kernels_evidence(jp_fetch, jp_se
     assert rt001["runtime"]["status"] == "runtime-only"
     assert rt001["runtime"]["evidence"].endswith(": source 2 of 2 (`w`, tf.Variable 'Variable:0') was None in 1 of 1 call")
     assert "1 found only at runtime" in answer["message"]
+    # a refuted finding stays in the answer, marked refuted, with the reason
+    func009 = by_code["FUNC009"]
+    assert (func009["cell_id"], func009["range"]["start"]["line"]) == ("steady", 6)
+    assert func009["runtime"]["status"] == "refuted" and "traced once" in func009["runtime"]["evidence"]
+    assert "1 refuted" in answer["message"]
 
     # The same request to the check endpoint knows nothing of the runtime.
     status, static = await post(jp_fetch, "check", {"cells": NOTEBOOK})
