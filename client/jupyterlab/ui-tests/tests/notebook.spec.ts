@@ -142,4 +142,22 @@ test('seed bugs in the sidebar and underlined; fix, undo, probe', async ({ page 
     await expect.poll(() => cellText(page, index)).toBe(cliFixed(cellSource(index), []));
   }
   await shot(page, '07-after-fix-all-safe');
+
+  // Typing is checked again once it stops; code that does not parse gives TL001, nothing breaks.
+  await cell(page, 1).locator('.cm-content').click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('\ny = (');
+  await expect(item(page, 'TL001')).toContainText('cell 2, line 4');
+  await expect(item(page, 'FUNC001')).toHaveCount(1);
+  await shot(page, '08-syntax-error-while-typing');
+
+  // The commands are in the command palette.
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+Shift+C');
+  await page.keyboard.type('tapelsp');
+  const entries = page.locator('.lm-CommandPalette-item .lm-CommandPalette-itemLabel');
+  for (const label of ['Check Notebook', 'Fix All Safe Findings', 'Probe Kernel', 'Show Findings']) {
+    await expect(entries.filter({ hasText: label })).toHaveCount(1);
+  }
+  await shot(page, '09-command-palette');
 });
