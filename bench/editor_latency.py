@@ -88,14 +88,79 @@ def clean_step_{i}(model, optimizer, x, y):
     return loss
 '''
 
+# A second kind of block, alternating with the first: a Keras subclassed model, an eager
+# training loop (Python loops, a tape per batch, .numpy()), a tf.range loop with map_fn
+# in a tf.function, a tf.data pipeline and plain Python helpers.
+BLOCK_KERAS = '''
+
+class Classifier{i}(tf.keras.Model):
+    """Block {i}: a small classifier and its training loop."""
+
+    def __init__(self, units=32, classes=10):
+        super().__init__()
+        self.hidden = tf.keras.layers.Dense(units, activation="relu")
+        self.dropout = tf.keras.layers.Dropout(0.1)
+        self.logits = tf.keras.layers.Dense(classes)
+
+    def call(self, inputs, training=False):
+        h = self.hidden(inputs)
+        h = self.dropout(h, training=training)
+        return self.logits(h)
+
+
+def make_dataset_{i}(features, labels, batch_size=32):
+    ds = tf.data.Dataset.from_tensor_slices((features, labels))
+    ds = ds.shuffle(1024).batch(batch_size)
+    return ds.map(lambda x, y: (tf.cast(x, tf.float32) / 255.0, y))
+
+
+def fit_{i}(model, dataset, epochs=2, learning_rate=0.01):
+    optimizer = tf.keras.optimizers.SGD(learning_rate)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    history = {{"loss": [], "accuracy": []}}
+    for epoch in range(epochs):
+        total, batches, correct = 0.0, 0, 0
+        for x, y in dataset:
+            with tf.GradientTape() as tape:
+                logits = model(x, training=True)
+                loss = loss_fn(y, logits)
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            total += float(loss.numpy())
+            batches += 1
+            predicted = tf.argmax(logits, axis=1, output_type=tf.int32)
+            correct += int(tf.reduce_sum(tf.cast(predicted == tf.cast(y, tf.int32), tf.int32)))
+        history["loss"].append(total / max(batches, 1))
+        history["accuracy"].append(correct)
+        if epoch % 10 == 0:
+            print(f"epoch {{epoch}}: loss {{total / max(batches, 1):.4f}}")
+    return history
+
+
+@tf.function
+def weighted_rows_{i}(xs, n):
+    acc = tf.zeros_like(xs)
+    for k in tf.range(n):
+        weight = tf.cast(k, xs.dtype)
+        acc += tf.map_fn(lambda row: row * weight, xs)
+    return acc
+
+
+def summarize_{i}(history):
+    best = min(history["loss"]) if history["loss"] else None
+    rows = [f"{{name}}: {{values[-1]}}" for name, values in sorted(history.items()) if values]
+    return {{"best": best, "rows": rows, "epochs": len(history["loss"])}}
+'''
+
 
 def generate(lines: int) -> str:
-    """A TensorFlow file of about `lines` lines: learners, nested tapes, map_fn, clean steps."""
+    """A TensorFlow file of about `lines` lines: learners, nested tapes, map_fn, clean steps,
+    Keras subclassed models, eager training loops, tf.range loops, tf.data pipelines."""
     out = ['"""Generated TensorFlow training code (bench/editor_latency.py)."""', "import tensorflow as tf", ""]
     for index in itertools.count():
         if len(out) >= lines:
             break
-        out.extend(BLOCK.format(i=index).split("\n"))
+        out.extend((BLOCK if index % 2 == 0 else BLOCK_KERAS).format(i=index).split("\n"))
     text = "\n".join(out[:lines])
     return text.rsplit("\n\n\n", 1)[0] + "\n# edits go below\n"
 

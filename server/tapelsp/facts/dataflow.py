@@ -185,16 +185,14 @@ def _walk_same_scope(node: ast.AST):
 class _Builder:
     def __init__(self, facts: Facts, scope: Scope) -> None:
         self.flow = Flow(scope)
-        self.tapes_by_node: dict[int, list[Tape]] = {}
-        for tape in facts.tapes:
-            if tape.scope is scope and tape.item is not None:
-                self.tapes_by_node.setdefault(id(tape.node), []).append(tape)
+        index = _file_index(facts)
+        self.tapes_by_node: dict[int, list[Tape]] = index.tapes_by_scope.get(id(scope), {})
         self.tapes: list[Tape] = []
         self.paused: list[ast.withitem] = []
         self.loops: list[ast.stmt] = []
         self.branches: list[tuple[ast.stmt, int]] = []
         # Looking for `:=` in every statement is most of the build time; skip it when absent.
-        self.has_walrus = ":=" in facts.source.text
+        self.has_walrus = index.has_walrus
 
     def add(self, name: str, stmt: ast.stmt, value: ast.expr | None, kind: str) -> None:
         d = Def(name, stmt, value, kind, tuple(self.tapes), tuple(self.paused), tuple(self.loops),
@@ -301,6 +299,27 @@ class _Builder:
         for child in _walk_same_scope(node):
             if isinstance(child, ast.NamedExpr) and isinstance(child.target, ast.Name):
                 self.add(child.target.id, stmt, child.value, "assign")
+
+
+@dataclass
+class _FileIndex:
+    """What every scope's build needs from the whole file, computed once per file."""
+
+    # id(scope) -> id(with statement) -> the tapes that statement opens.
+    tapes_by_scope: dict[int, dict[int, list[Tape]]]
+    has_walrus: bool
+
+
+def _file_index(facts: Facts) -> _FileIndex:
+    index = facts.__dict__.get("_flow_file_index")
+    if index is None:
+        tapes_by_scope: dict[int, dict[int, list[Tape]]] = {}
+        for tape in facts.tapes:
+            if tape.item is not None:
+                tapes_by_scope.setdefault(id(tape.scope), {}).setdefault(id(tape.node), []).append(tape)
+        index = _FileIndex(tapes_by_scope, ":=" in facts.source.text)
+        facts.__dict__["_flow_file_index"] = index
+    return index
 
 
 def _is_stop_recording(item: ast.withitem) -> bool:

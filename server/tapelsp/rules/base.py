@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Iterable, Union
 
 from ..facts.model import Facts
@@ -116,6 +116,55 @@ class Context:
     def where(self, node: ast.AST) -> str:
         """How a message names the line of `node` ("line 7", or "line 2 of cell 3" in notebooks)."""
         return self.facts.line_label(node.lineno)
+
+
+def shares_findings(check: Callable[["Rule", Context], None]) -> Callable[["Rule", Context], None]:
+    """Decorates the `check` of a rule whose findings another rule reads (OPT001 reads the
+    GradientTape rules'): the first run on a file records what it found, a later run with the
+    same file, targets, path, project and fixes flag replays it instead of analysing again."""
+
+    def memoised(self: "Rule", ctx: Context) -> None:
+        memo = ctx.facts.__dict__.setdefault("_shared_findings", {})
+        key = (self.code, ctx.targets, ctx.path, id(ctx.project), ctx.fixes)
+        recorded = memo.get(key)
+        if recorded is None:
+            check(self, ctx)
+            # Only a check that finished is recorded: one that raised raises again when rerun.
+            memo[key] = (list(ctx.violations), dict(ctx.fix_offers), ctx.project)
+            return
+        violations, offers, _project = recorded
+        for violation in violations:
+            replayed = violation if violation.severity == ctx.severity else replace(violation, severity=ctx.severity)
+            ctx.violations.append(replayed)
+            if id(violation) in offers:
+                ctx.fix_offers[id(replayed)] = offers[id(violation)]
+
+    memoised.__name__ = check.__name__
+    memoised.__qualname__ = check.__qualname__
+    memoised.__doc__ = check.__doc__
+    memoised.__wrapped__ = check  # type: ignore[attr-defined]
+    return memoised
+
+
+def findings_of(ctx: Context, code: str) -> list[Violation] | None:
+    """The findings of rule `code` on ctx's file (computed once per file when the rule's check
+    is decorated with `shares_findings`), with the rule's default severity; None when the
+    rule does not apply to ctx's targets or its check failed."""
+    from . import rule_by_code
+
+    rule_class = rule_by_code(code)
+    if rule_class is None:
+        return None
+    rule = rule_class()
+    if not rule.applies_to(ctx.targets):
+        return None
+    inner = Context(facts=ctx.facts, targets=ctx.targets, rule=rule, severity=rule.severity,
+                    path=ctx.path, project=ctx.project, fixes=ctx.fixes)
+    try:
+        rule.check(inner)
+    except Exception:  # the rule's crash is reported by the engine as its own TL004
+        return None
+    return inner.violations
 
 
 class Rule:

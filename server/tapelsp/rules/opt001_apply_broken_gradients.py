@@ -210,24 +210,14 @@ def _single_value(facts: Facts, site: CallSite, expr: ast.expr | None, at: ast.A
 
 def _broken_gradient_lines(ctx: Context) -> dict[int, list[Violation]]:
     """Lines of gradient calls the GradientTape rules find broken, with their findings."""
-    from . import rule_by_code
-    from .base import Context as RuleContext
+    from .base import findings_of
 
     by_line: dict[int, list[Violation]] = {}
     for code in _NONE_RULES:
-        rule_class = rule_by_code(code)
-        if rule_class is None:
+        violations = findings_of(ctx, code)
+        if violations is None:
             continue
-        rule = rule_class()
-        if not rule.applies_to(ctx.targets):
-            continue
-        inner = RuleContext(facts=ctx.facts, targets=ctx.targets, rule=rule, severity=rule.severity,
-                            path=ctx.path, project=ctx.project)
-        try:
-            rule.check(inner)
-        except Exception:  # another rule's crash is reported by the engine as its own TL004
-            continue
-        for violation in inner.violations:
+        for violation in violations:
             ranges = [violation.range, *(r.range for r in violation.related)]
             for rng in ranges:
                 for line in range(rng.start.line + 1, rng.end.line + 2):

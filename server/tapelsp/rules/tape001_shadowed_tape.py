@@ -4,7 +4,7 @@ import ast
 
 from ..facts.model import Tape
 from ..model import Applicability, Severity
-from .base import Context, Proof, Rule, invalid, valid
+from .base import Context, Proof, Rule, invalid, shares_findings, valid
 
 _TAPE_METHODS = ("gradient", "jacobian", "batch_jacobian")
 
@@ -234,6 +234,7 @@ class ShadowedTape(Rule):
             proof=Proof(check="assert float(g) == 10.0 and float(dy) == 4.0 and float(dz) == 12.0")),
     )
 
+    @shares_findings
     def check(self, ctx: Context) -> None:
         tapes = ctx.facts.tapes
         for tape in tapes:

@@ -18,7 +18,7 @@ from ._tape_gradcalls import (
     recorded,
     tape_item_range_node,
 )
-from .base import Context, Proof, Rule, invalid, valid
+from .base import Context, Proof, Rule, invalid, shares_findings, valid
 
 NO_GRADIENTS = "No gradients provided for any variable"
 
@@ -244,6 +244,7 @@ class TargetAfterBlock(Rule):
             proof=Proof(check="assert all(g is not None for g in grads)")),
     )
 
+    @shares_findings
     def check(self, ctx: Context) -> None:
         by_node = calls_by_node(ctx.facts)
         for call in gradient_calls(ctx.facts):

@@ -16,7 +16,7 @@ from ._tape_gradcalls import (
     watch_position,
 )
 from ._tape_values import lookup_for, may_reach, source_kind
-from .base import Context, Proof, Rule, invalid, valid
+from .base import Context, Proof, Rule, invalid, shares_findings, valid
 
 NO_GRADIENTS = "No gradients provided for any variable"
 _VARIABLE_LISTS = ("trainable_variables", "trainable_weights", "variables", "weights")
@@ -179,6 +179,7 @@ class ForwardBeforeTape(Rule):
             proof=Proof(check="assert g.numpy().tolist() == [2.0, 4.0]")),
     )
 
+    @shares_findings
     def check(self, ctx: Context) -> None:
         for call in gradient_calls(ctx.facts):
             if call.entry is None or call.target is None or call.sources is None or call.asks_zeros:

@@ -7,7 +7,7 @@ from ..model import Applicability, Severity
 from ..versions import VersionRange
 from ._fixes import unfixed
 from ._tape_paths import NUMPY, cuts_of, gradient_phrase
-from .base import Context, Proof, Rule, invalid, valid
+from .base import Context, Proof, Rule, invalid, shares_findings, valid
 
 # NumPy functions and their TensorFlow equivalents, for the message.
 _TF_EQUIVALENTS = {
@@ -246,6 +246,7 @@ class ValueLeavesTensorFlow(Rule):
             proof=Proof(check="assert float(g) == 3.0")),
     )
 
+    @shares_findings
     def check(self, ctx: Context) -> None:
         for result, found in cuts_of(ctx, NUMPY):
             value = found.value

@@ -6,7 +6,7 @@ from ..model import Applicability, Severity
 from ..versions import Version, VersionRange
 from ._fixes import unfixed
 from ._tape_paths import PREDICT, cuts_of, gradient_phrase
-from .base import Context, Proof, Rule, invalid, valid
+from .base import Context, Proof, Rule, invalid, shares_findings, valid
 
 _KERAS_3 = Version.parse("3")
 
@@ -181,6 +181,7 @@ class PredictInTape(Rule):
             proof=Proof(check="assert all(g is not None for g in grads)")),
     )
 
+    @shares_findings
     def check(self, ctx: Context) -> None:
         keras3 = ctx.targets.keras is None or ctx.targets.keras >= _KERAS_3
         for result, found in cuts_of(ctx, PREDICT):

@@ -5,7 +5,7 @@ import ast
 from ..model import Severity
 from ..versions import VersionRange
 from ._tape_paths import NONDIFF, cuts_of, gradient_phrase
-from .base import Context, Proof, Rule, invalid, valid
+from .base import Context, Proof, Rule, invalid, shares_findings, valid
 
 _ALTERNATIVES = {
     "argmax": "a soft alternative such as `tf.nn.softmax` weights",
@@ -158,6 +158,7 @@ class NonDifferentiablePath(Rule):
             proof=Proof(check="assert float(g) == 36.0")),
     )
 
+    @shares_findings
     def check(self, ctx: Context) -> None:
         for result, found in cuts_of(ctx, NONDIFF):
             node = found.node

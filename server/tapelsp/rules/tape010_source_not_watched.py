@@ -15,7 +15,7 @@ from ._tape_gradcalls import (
     watch_position,
 )
 from ._tape_values import Kind, lookup_for, source_kind
-from .base import Context, Proof, Rule, invalid, valid
+from .base import Context, Proof, Rule, invalid, shares_findings, valid
 
 _VARIABLE_LISTS = ("trainable_variables", "trainable_weights", "variables", "weights")
 
@@ -257,6 +257,7 @@ class SourceNotWatched(Rule):
             proof=Proof(check="assert float(g) == 6.0")),
     )
 
+    @shares_findings
     def check(self, ctx: Context) -> None:
         for call in gradient_calls(ctx.facts):
             if call.entry is None or call.sources is None or call.asks_zeros:

@@ -7,7 +7,7 @@ from ..facts.model import Binding, Facts, Scope
 from ..facts.names import dotted
 from ..model import Applicability, Severity
 from ..versions import VersionRange
-from .base import Context, Proof, Rule, invalid, valid
+from .base import Context, Proof, Rule, invalid, shares_findings, valid
 
 _GRADIENT_METHODS = ("gradient", "jacobian", "batch_jacobian", "watch")
 _ASSIGN_METHODS = ("assign", "assign_add", "assign_sub")
@@ -207,6 +207,7 @@ class VariableRebound(Rule):
             proof=Proof(check="assert float(w) == 6.0")),
     )
 
+    @shares_findings
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         seen: set[int] = set()

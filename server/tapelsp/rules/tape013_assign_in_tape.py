@@ -5,7 +5,7 @@ import ast
 from ..model import Severity
 from ..versions import VersionRange
 from ._tape_paths import ASSIGN, cuts_of, gradient_phrase
-from .base import Context, Proof, Rule, invalid, valid
+from .base import Context, Proof, Rule, invalid, shares_findings, valid
 
 
 class AssignInTape(Rule):
@@ -115,6 +115,7 @@ class AssignInTape(Rule):
             proof=Proof(check="assert float(g) == 1.0")),
     )
 
+    @shares_findings
     def check(self, ctx: Context) -> None:
         for result, found in cuts_of(ctx, ASSIGN):
             node = found.node

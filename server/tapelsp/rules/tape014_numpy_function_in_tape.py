@@ -3,7 +3,7 @@ from __future__ import annotations
 from ..model import Severity
 from ..versions import VersionRange
 from ._tape_paths import NUMPY_FUNCTION, cuts_of, gradient_phrase
-from .base import Context, Proof, Rule, invalid, valid
+from .base import Context, Proof, Rule, invalid, shares_findings, valid
 
 
 class NumpyFunctionInTape(Rule):
@@ -90,6 +90,7 @@ class NumpyFunctionInTape(Rule):
             proof=Proof(check="assert float(g) == 4.0")),
     )
 
+    @shares_findings
     def check(self, ctx: Context) -> None:
         for result, found in cuts_of(ctx, NUMPY_FUNCTION):
             ctx.report(

@@ -6,7 +6,7 @@ from ..model import Severity
 from ..versions import VersionRange
 from . import _tape_project
 from ._tape_paths import DEAD, Evaluator, PathResult, Root, analyse, function_resolver, gradient_uses
-from .base import Context, Proof, Rule, invalid, valid
+from .base import Context, Proof, Rule, invalid, shares_findings, valid
 
 
 class TargetNotConnected(Rule):
@@ -167,6 +167,7 @@ class TargetNotConnected(Rule):
         """, "an imported loss function that cannot be resolved: silent"),
     )
 
+    @shares_findings
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         resolver = function_resolver(facts, ctx.project, ctx.path)

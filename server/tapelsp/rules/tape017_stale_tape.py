@@ -20,7 +20,7 @@ from ._tape_gradcalls import (
     stop_recording_around,
     tape_item_range_node,
 )
-from .base import Context, Proof, Rule, invalid, valid
+from .base import Context, Proof, Rule, invalid, shares_findings, valid
 
 NO_GRADIENTS = "No gradients provided for any variable"
 _APPENDS = ("append", "extend", "insert", "appendleft")
@@ -198,6 +198,7 @@ class StaleTape(Rule):
             proof=Proof(check="assert mean_loss > 0")),
     )
 
+    @shares_findings
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         for call in gradient_calls(facts):
