@@ -180,6 +180,31 @@ async def test_the_engine_runs_off_the_event_loop(jp_fetch, monkeypatch):
     assert threads[0].name.startswith("tapelsp")
 
 
+async def test_a_big_notebook_does_not_block_the_server(jp_fetch, monkeypatch):
+    # 140 cells with 80 findings and their fixes: seconds of work. While it runs, the server
+    # still answers other requests (an engine on the event loop would answer them after it).
+    import asyncio
+
+    import tapelsp_jupyterlab.handlers as handlers
+
+    started = threading.Event()
+    real = handlers.check_answer
+
+    def check_answer(*args):
+        started.set()
+        return real(*args)
+
+    monkeypatch.setattr(handlers, "check_answer", check_answer)
+    cells = [dict(cell, id=f"{cell['id']}-{copy}") for copy in range(20) for cell in SEEDED]
+    check = asyncio.ensure_future(post(jp_fetch, "check", {"cells": cells}, request_timeout=600))
+    while not started.is_set():
+        await asyncio.sleep(0.01)
+    assert (await jp_fetch("api", "status")).code == 200
+    assert not check.done(), "the server answered /api/status only after the check"
+    status, answer = await check
+    assert status == 200 and len(answer["findings"]) == 80
+
+
 async def test_rules_endpoint(jp_fetch):
     response = await jp_fetch("tapelsp", "rules", "TAPE001")
     rule = json.loads(response.body)
