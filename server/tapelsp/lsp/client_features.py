@@ -31,6 +31,7 @@ class ClientFeatures:
     watched_files_registration: bool = False
     watched_files_relative_patterns: bool = False
     notebooks: bool = False
+    work_done_progress: bool = False
 
     @classmethod
     def of(cls, capabilities: types.ClientCapabilities | None, encoding: Any) -> "ClientFeatures":
@@ -52,4 +53,5 @@ class ClientFeatures:
             watched_files_relative_patterns=bool(
                 _get(workspace, "did_change_watched_files", "relative_pattern_support")),
             notebooks=caps.notebook_document is not None,
+            work_done_progress=bool(_get(caps.window, "work_done_progress")),
         )

@@ -18,6 +18,8 @@ from .positions import to_client_range
 __all__ = ["SOURCE", "digest", "fix_data", "identity", "text_edit", "to_diagnostic"]
 
 SOURCE = "tapelsp"
+RUNTIME_CONFIRMED = "confirmed"  # a static finding the probe reproduced
+RUNTIME_ONLY = "runtime-only"  # a finding only the probe saw (RT codes)
 
 
 def fix_data(fix: Fix, lines: Sequence[str], encoding: str) -> dict[str, Any]:
@@ -47,6 +49,15 @@ def to_diagnostic(violation: Violation, uri: str, lines: Sequence[str], encoding
     data: dict[str, Any] = {"code": violation.code, "version": version, "fixable": fixable}
     if fix is not None:
         data["fix"] = fix_data(fix, lines, encoding)
+    evidence = violation.evidence
+    if evidence is not None:
+        # What the probe saw (see client/vscode/src/runtime.ts for the client's side).
+        status = RUNTIME_CONFIRMED if evidence.verdict == "confirmed" else RUNTIME_ONLY
+        data["runtime"] = {"status": status, "evidence": evidence.summary, "details": list(evidence.details)}
+        if not any(item.message.startswith("at runtime") for item in related):
+            related.append(types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri, range=to_client_range(lines, violation.range, encoding)),
+                message=f"at runtime: {evidence.summary}"))
     return types.Diagnostic(
         range=to_client_range(lines, violation.range, encoding),
         message=violation.message,
@@ -66,5 +77,5 @@ def text_edit(edit: Edit, lines: Sequence[str], encoding: str) -> types.TextEdit
 def digest(violations: Sequence[Violation], fixes: Sequence[Any] = ()) -> str:
     """A short fingerprint of what a report says (part of pull result ids; stable for
     the life of the server process, which is as long as result ids live)."""
-    value = hash((tuple(fixes), tuple((identity(v), v.severity, v.related) for v in violations)))
+    value = hash((tuple(fixes), tuple((identity(v), v.severity, v.related, v.evidence) for v in violations)))
     return f"{value & 0xFFFFFFFFFFFF:012x}"

@@ -6,7 +6,14 @@ or as the `tapelsp` section of `workspace/configuration`):
     {"select": ["TAPE", "FUNC001"], "ignore": ["MAP002"], "extendSelect": [],
      "severity": {"TAPE001": "warning", "MAP": "hint"},
      "tensorflowVersion": "2.15", "configuration": "/path/to/pyproject.toml",
-     "ignoreConfiguration": false, "probe": {"enabled": false}}
+     "ignoreConfiguration": false,
+     "probe": {"enabled": false, "timeout": 60, "python": "/path/to/python", "autoAttach": false},
+     "workspaceTrusted": true}
+
+`probe` configures the live probe (`probing`): it runs only when `enabled` is true and the
+workspace is trusted. `workspaceTrusted` is the client's word on that (VS Code sends
+`workspace.isTrusted`); a client that says nothing is trusted only when the user enabled
+the probe explicitly.
 
 Keys may also be nested under a `tapelsp` key. Each editor setting that is given
 overrides the same key of the project configuration, exactly as the command line's
@@ -26,7 +33,9 @@ from ..model import Severity
 from ..settings import Settings
 
 KNOWN_KEYS = ("select", "ignore", "extendSelect", "severity", "tensorflowVersion", "configuration",
-              "ignoreConfiguration", "probe", "debounce")
+              "ignoreConfiguration", "probe", "debounce", "workspaceTrusted",
+              "serverCommands")
+PROBE_KEYS = ("enabled", "timeout", "python", "autoAttach")
 
 
 @dataclass(frozen=True)
@@ -38,8 +47,9 @@ class EditorSettings:
     tensorflow_version: str | None = None
     configuration: str | None = None
     ignore_configuration: bool = False
-    # Kept for the live probe (a separate, opt-in process); the server itself never probes.
+    # The live probe's settings, checked (see `probe_settings`); it runs in a process of its own.
     probe: tuple[tuple[str, Any], ...] = ()
+    workspace_trusted: bool | None = None
     # Seconds to wait after a change before analysing (None: the server's default).
     debounce: float | None = None
 
@@ -105,13 +115,66 @@ def _read(key: str, value: Any, values: dict[str, Any]) -> None:
     elif key == "probe":
         if not isinstance(value, dict):
             raise ValueError("tapelsp.probe: expected an object")
-        values["probe"] = tuple(sorted(value.items(), key=lambda item: str(item[0])))
+        for name, item in value.items():
+            _check_probe(name, item)
+        values["probe"] = tuple(sorted(((k, v) for k, v in value.items() if v is not None),
+                                       key=lambda item: str(item[0])))
+    elif key == "serverCommands":
+        if not isinstance(value, bool):  # read at initialize only (see `capabilities`)
+            raise ValueError("tapelsp.serverCommands: expected true or false")
+    elif key == "workspaceTrusted":
+        if not isinstance(value, bool):
+            raise ValueError("tapelsp.workspaceTrusted: expected true or false")
+        values["workspace_trusted"] = value
     elif key == "debounce":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 10_000:
             raise ValueError("tapelsp.debounce: expected milliseconds between 0 and 10000")
         values["debounce"] = value / 1000.0
     else:
         raise ValueError(f"tapelsp.{key}: unknown setting (known: {', '.join(KNOWN_KEYS)})")
+
+
+def _check_probe(name: Any, value: Any) -> None:
+    if value is None:
+        return
+    if name in ("enabled", "autoAttach"):
+        if not isinstance(value, bool):
+            raise ValueError(f"tapelsp.probe.{name}: expected true or false")
+    elif name == "timeout":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 24 * 3600:
+            raise ValueError("tapelsp.probe.timeout: expected a number of seconds above 0")
+    elif name == "python":
+        if not isinstance(value, str):
+            raise ValueError("tapelsp.probe.python: expected the path of a Python interpreter")
+    else:
+        raise ValueError(f"tapelsp.probe.{name}: unknown setting (known: {', '.join(PROBE_KEYS)})")
+
+
+@dataclass(frozen=True)
+class ProbeSettings:
+    enabled: bool = False
+    timeout: float = 60.0
+    python: str | None = None  # the kernel's interpreter (None: the one running the server)
+    auto_attach: bool = False
+    trusted: bool = False  # the workspace may run code (see the module's docstring)
+
+
+def probe_settings(editor: EditorSettings) -> ProbeSettings:
+    """The probe's settings; a bad value was reported when the settings arrived, and is ignored."""
+    raw = dict(editor.probe)
+    values: dict[str, Any] = {}
+    for name, value in raw.items():
+        try:
+            _check_probe(name, value)
+        except ValueError:
+            continue
+        values[name] = value
+    enabled = values.get("enabled") is True
+    python = values.get("python")
+    trusted = editor.workspace_trusted if editor.workspace_trusted is not None else enabled
+    return ProbeSettings(enabled=enabled, timeout=float(values.get("timeout", 60.0)),
+                         python=os.path.expanduser(python) if isinstance(python, str) and python.strip() else None,
+                         auto_attach=values.get("autoAttach") is True, trusted=trusted)
 
 
 class SettingsResolver:

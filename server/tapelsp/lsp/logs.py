@@ -35,12 +35,27 @@ class ClientLogHandler(logging.Handler):
             pass
 
 
+class _NotARefusal(logging.Filter):
+    """pygls logs every error answer with its traceback; a refused probe is an answer, not an error."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from .probing import ProbeRefused
+
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, ProbeRefused)
+
+
 def configure(server: "TapeLanguageServer") -> None:
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [stderr]
     root.setLevel(logging.WARNING)
+    # pygls says at INFO and WARNING what happens in normal operation (a cancel for a request
+    # that already ended, every message sent...): only its errors are worth a line.
+    pygls = logging.getLogger("pygls")
+    pygls.setLevel(logging.ERROR)
+    stderr.addFilter(_NotARefusal())  # a handler's filter sees the records of every logger
     ours = logging.getLogger("tapelsp")
     ours.setLevel(logging.INFO)
     ours.addHandler(ClientLogHandler(server))

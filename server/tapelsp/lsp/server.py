@@ -10,6 +10,7 @@ from pygls.lsp.server import LanguageServer
 
 from .. import __version__
 from .handlers import register_all
+from .probing import ProbeRefused
 from .protocol import TapeProtocol, serve_stdio
 from .session import Session
 
@@ -17,10 +18,11 @@ log = logging.getLogger("tapelsp.lsp")
 
 
 def notebook_sync() -> types.NotebookDocumentSyncOptions:
-    # '*' matches every notebook type; only the Python cells are synchronised.
+    # '*' matches every notebook type. Every cell is synchronised, markdown too, so that cells
+    # are numbered as in the file (and as `tapelsp --check` numbers them); only Python code
+    # cells are analysed (`notebooks.python_cells`).
     return types.NotebookDocumentSyncOptions(
-        notebook_selector=[types.NotebookDocumentFilterWithNotebook(
-            notebook="*", cells=[types.NotebookCellLanguage(language="python")])],
+        notebook_selector=[types.NotebookDocumentFilterWithNotebook(notebook="*")],
         save=False,
     )
 
@@ -39,6 +41,8 @@ class TapeLanguageServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log it; never pop up a message for every malformed message a client sends."""
+        if isinstance(error, ProbeRefused):
+            return  # a refusal is an answer (the user was told), not a server error
         log.error("%s: %s", getattr(source, "__name__", source), error)
         try:
             self.window_log_message(types.LogMessageParams(type=types.MessageType.Error,

@@ -21,6 +21,7 @@ from .documents import TextDocument
 from .editor_settings import EditorSettings, SettingsResolver, parse_editor_settings
 from .notebooks import NotebookDocument, python_cells
 from .pool import WorkerPool
+from .probing import Probes
 from .scheduler import Scheduler
 from .snapshots import Analysis, CellSnapshot, Ident, Snapshot
 
@@ -59,6 +60,7 @@ class Session:
         # The fingerprint of what each URI was last sent (pushed, or pulled for notebook cells).
         self.pushed: dict[str, str] = {}
         self._shown_problems: set[str] = set()
+        self.probes = Probes(self)
 
     # -- set-up ---------------------------------------------------------------------------
     def initialize(self, params: types.InitializeParams, encoding: Any) -> None:
@@ -201,16 +203,21 @@ class Session:
         encoding = self.features.encoding
         built = self.scheduler.built(analysis)
         snapshot = analysis.snapshot
-        targets = ([(snapshot.key, snapshot.client_version, snapshot.lines, analysis.violations)]
+        # After a probe of this very text: its merged findings instead of the static ones.
+        marks = self.probes.current_marks(snapshot.key, analysis.ident)
+        found_all = marks.violations if marks is not None else analysis.violations
+        # A probed finding's fix is the static finding's (the same code, cell and range).
+        static_key = {(v.code, v.cell, v.range): identity(v) for v in analysis.violations}
+        targets = ([(snapshot.key, snapshot.client_version, snapshot.lines, found_all)]
                    if not snapshot.is_notebook else
-                   [(cell.uri, cell.version, cell.lines, analysis.for_cell(cell.number))
+                   [(cell.uri, cell.version, cell.lines, tuple(v for v in found_all if v.cell == cell.number))
                     for cell in snapshot.cells if cell.python])
         out: dict[str, tuple[Optional[int], list[types.Diagnostic], str]] = {}
         for uri, version, lines, found in targets:
             diagnostics = []
             fixes = []
             for violation in found:
-                key = identity(violation)
+                key = static_key.get((violation.code, violation.cell, violation.range), identity(violation))
                 fix = built.get(key, (None, None))[0]
                 fixes.append(fix)
                 diagnostics.append(to_diagnostic(violation, uri, lines, encoding, version,
@@ -252,6 +259,7 @@ class Session:
                     types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     async def close(self) -> None:
+        await self.probes.close()
         for key in self.open_keys():
             self.scheduler.forget(key)
         await self.pool.close()

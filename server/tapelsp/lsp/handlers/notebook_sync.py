@@ -26,6 +26,8 @@ def register(server: "TapeLanguageServer") -> None:
             session.cell_owner[cell.uri] = notebook.uri
         session.bump(notebook.uri)
         session.scheduler.touch(notebook.uri, delay=0.0)
+        session.probes.notebook_metadata(notebook.uri, params.notebook_document.metadata)
+        session.probes.changed(notebook.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
     def did_change(ls: "TapeLanguageServer", params: types.DidChangeNotebookDocumentParams) -> None:
@@ -41,6 +43,9 @@ def register(server: "TapeLanguageServer") -> None:
         session.clear(removed)
         session.bump(notebook.uri)
         session.scheduler.touch(notebook.uri)
+        if params.change.metadata is not None:
+            session.probes.notebook_metadata(notebook.uri, params.change.metadata)
+        session.probes.changed(notebook.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def did_close(ls: "TapeLanguageServer", params: types.DidCloseNotebookDocumentParams) -> None:
@@ -53,4 +58,5 @@ def register(server: "TapeLanguageServer") -> None:
             session.cell_owner.pop(uri, None)
         session.revisions.pop(notebook.uri, None)
         session.scheduler.forget(notebook.uri)
+        session.probes.forget(notebook.uri)
         session.clear(list(dict.fromkeys(uris)))

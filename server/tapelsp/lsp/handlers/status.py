@@ -4,7 +4,8 @@ It answers for the server process and for its analysis workers: their process id
 whether `tensorflow` was ever imported there (it must not be: the server never runs the
 user's TensorFlow), and per open document how many analyses ran and how long the last
 change took to reach its diagnostics (`settled`: the current version's results were
-delivered). Workers are asked only with `{"workers": true}`. Tests and `bench/editor_latency.py` use it.
+delivered), and what the live probe did (`probe`: runs started, probe processes running,
+kernels attached). Workers are asked only with `{"workers": true}`. Tests and `bench/editor_latency.py` use it.
 """
 
 from __future__ import annotations
@@ -46,4 +47,5 @@ def register(server: "TapeLanguageServer") -> None:
             "pullDiagnostics": session.features.pull_diagnostics,
             "generation": session.generation,
             "documents": [{"uri": key, **session.scheduler.status(key)} for key in session.open_keys()],
+            "probe": session.probes.status(),
         }

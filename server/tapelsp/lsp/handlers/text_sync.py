@@ -7,6 +7,7 @@ neutralised.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -15,6 +16,8 @@ from ..documents import TextDocument
 
 if TYPE_CHECKING:
     from ..server import TapeLanguageServer
+
+log = logging.getLogger("tapelsp.lsp")
 
 
 def register(server: "TapeLanguageServer") -> None:
@@ -31,13 +34,20 @@ def register(server: "TapeLanguageServer") -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: "TapeLanguageServer", params: types.DidChangeTextDocumentParams) -> None:
         session = ls.session
-        document = session.documents.get(params.text_document.uri)
+        uri, version = params.text_document.uri, params.text_document.version
+        document = session.documents.get(uri)
         if document is None:
+            log.warning("a change to %s, which is not open, was ignored", uri)
+            return
+        if version <= document.version:  # LSP: versions only go up; an older edit would garble the text
+            log.warning("a change to %s with version %d, not newer than its version %d, was ignored",
+                        uri, version, document.version)
             return
         for change in params.content_changes:
             document.apply(change, params.text_document.version, session.features.encoding)
         session.bump(document.uri)
         session.scheduler.touch(document.uri)
+        session.probes.changed(document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: "TapeLanguageServer", params: types.DidCloseTextDocumentParams) -> None:
@@ -47,4 +57,5 @@ def register(server: "TapeLanguageServer") -> None:
             return
         session.revisions.pop(uri, None)
         session.scheduler.forget(uri)
+        session.probes.forget(uri)
         session.clear([uri])
