@@ -3,7 +3,7 @@
 - Text and notebook synchronisation is kept by the session (`tapelsp.lsp.documents`),
   which splits lines where LSP does; pygls's workspace copy is not kept at all.
 - `initialize` drops the pull-diagnostics capability for clients that cannot pull
-  (they get diagnostics pushed instead).
+  (they get diagnostics pushed instead), and adds the probe's (see `capabilities`).
 - A request whose parameters cannot be read is answered with InvalidParams instead of
   being dropped (pygls logs it, and the client would wait forever).
 - Standard input is read by `serve_stdio` instead of pygls's loop: the framing survives
@@ -27,6 +27,8 @@ from pygls.io_ import StdoutWriter
 from pygls.protocol.language_server import lsp_method
 
 from .framing import FrameReader, Incoming, read_message
+
+from .capabilities import probe_capabilities
 
 log = logging.getLogger("tapelsp.lsp")
 
@@ -66,6 +68,7 @@ class TapeProtocol(LanguageServerProtocol):
         result = yield from super().lsp_initialize(params)
         if getattr(params.capabilities.text_document, "diagnostic", None) is None:
             result.capabilities.diagnostic_provider = None
+        probe_capabilities(params, result.capabilities)
         return result
 
     def structure_message(self, data: Any) -> Any:
