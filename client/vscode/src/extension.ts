@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { State } from 'vscode-languageclient/node';
 
-import { planProbe, PROBE_REQUEST } from './probe';
+import { describeAnswer, planProbe, PROBE_REQUEST } from './probe';
 import { currentSettings, describe, ServerManager } from './server';
 
 let manager: ServerManager | undefined;
@@ -70,13 +70,22 @@ async function probe(servers: ServerManager): Promise<void> {
         await vscode.window.withProgress(
             { location: vscode.ProgressLocation.Notification, title: 'tapelsp: probing with TensorFlow', cancellable: true },
             async (progress, token) => {
-                progress.report({ message: vscode.workspace.asRelativePath(target) });
-                await client.sendRequest(PROBE_REQUEST, { textDocument: { uri: target.toString() }, timeout: settings.probe.timeout }, token);
+                progress.report({ message: `${vscode.workspace.asRelativePath(target)} (cancel stops it and its kernel)` });
+                const answer = await client.sendRequest(PROBE_REQUEST, { textDocument: { uri: target.toString() }, timeout: settings.probe.timeout }, token);
+                if (token.isCancellationRequested) return;
+                const message = describeAnswer(vscode.workspace.asRelativePath(target), answer);
+                servers.output.info(message);
+                void vscode.window.showInformationMessage(message);
             },
         );
     } catch (error) {
-        servers.output.error(`probe failed: ${describe(error)}`);
-        void vscode.window.showErrorMessage(`tapelsp: the probe failed: ${describe(error)}`);
+        servers.output.warn(`probe: ${describe(error)}`);
+        // A refusal or a failed probe (RequestFailed) was told by the server's own message, and
+        // cancelling (RequestCancelled) is no error; anything else is.
+        const code = (error as { code?: unknown }).code;
+        if (code !== -32803 && code !== -32800 && !(error instanceof vscode.CancellationError)) {
+            void vscode.window.showErrorMessage(`tapelsp: the probe failed: ${describe(error)}`);
+        }
     } finally {
         end();
     }

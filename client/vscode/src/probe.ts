@@ -1,11 +1,13 @@
 // The `tapelsp.probe` command's decisions, kept free of `vscode` for the unit tests.
 //
-// The live probe (running the user's code under their TensorFlow to confirm or refute
-// findings) is a later piece of work. The hook is here: when a server advertises
-// `capabilities.experimental.tapelspProbe === true`, the command sends the request
-// `tapelsp/probe` with `{textDocument: {uri}, timeout}` (seconds) under a cancellable
-// progress notification, and the findings come back through the usual diagnostics with
-// `data.runtime` (see runtime.ts). No server advertises it yet, so the command says so.
+// The live probe runs the saved file or notebook in a Jupyter kernel of the server's
+// interpreter, under the user's TensorFlow, to confirm or refute findings. A server that
+// advertises `capabilities.experimental.tapelspProbe === true` answers the request
+// `tapelsp/probe` with `{textDocument: {uri}, timeout}` (seconds); the command sends it under
+// a cancellable progress notification (cancelling stops the probe and its kernel), and the
+// findings come back through the usual diagnostics with `data.runtime` (see runtime.ts).
+// The server refuses too (probe disabled, untrusted workspace, unsaved changes): the client
+// checks first only to say so without a round trip.
 
 export const PROBE_REQUEST = 'tapelsp/probe';
 export const PROBE_CAPABILITY = 'tapelspProbe';
@@ -40,7 +42,7 @@ export function planProbe(inputs: ProbeInputs): ProbePlan {
         return {
             kind: 'refuse',
             severity: 'info',
-            message: 'tapelsp: the live probe is not available yet, so nothing was run. '
+            message: 'tapelsp: the tapelsp installed in the server\'s interpreter has no live probe (update it), so nothing was run. '
                 + 'The findings shown come from static analysis; none was confirmed or refuted at runtime.',
         };
     }
@@ -56,4 +58,22 @@ export function planProbe(inputs: ProbeInputs): ProbePlan {
         return { kind: 'refuse', severity: 'info', message: 'Open a Python file or a notebook to probe it.' };
     }
     return { kind: 'run' };
+}
+
+/** What the server answers to `tapelsp/probe` (see server/tapelsp/lsp/probing.py). */
+export interface ProbeAnswer {
+    summary?: string;
+    confirmed?: number;
+    refuted?: unknown[];
+    runtimeOnly?: number;
+    published?: boolean;
+}
+
+/** One line for the notification shown when a probe ends. */
+export function describeAnswer(name: string, answer: unknown): string {
+    const a = (typeof answer === 'object' && answer !== null ? answer : {}) as ProbeAnswer;
+    const refuted = Array.isArray(a.refuted) ? a.refuted.length : 0;
+    const counts = `${a.confirmed ?? 0} confirmed, ${refuted} refuted, ${a.runtimeOnly ?? 0} runtime-only`;
+    const stale = a.published === false ? ' The file changed while it ran, so its findings stay static.' : '';
+    return `tapelsp: probed ${name}: ${counts}${a.summary ? ` (${a.summary})` : ''}.${stale}`;
 }

@@ -11,7 +11,9 @@
 //
 // A runtime finding gets the source `tapelsp (runtime)` instead of `tapelsp` (the Problems
 // panel and the hover show the source next to the code), and its evidence appended to the
-// message. Refuted findings are the server's business: it drops them.
+// message unless the server's message already tells it (tapelsp's server ends a confirmed
+// finding's message with `[confirmed at runtime: ...]`). Refuted findings are the server's
+// business: it drops them.
 
 export const STATIC_SOURCE = 'tapelsp';
 export const RUNTIME_SOURCE = 'tapelsp (runtime)';
@@ -42,6 +44,7 @@ export function markRuntime<T extends DiagnosticLike>(diagnostic: T): T {
     const runtime = runtimeEvidence(diagnostic.data);
     if (runtime === undefined || diagnostic.source === RUNTIME_SOURCE) return diagnostic;
     diagnostic.source = RUNTIME_SOURCE;
+    if (/at runtime/i.test(diagnostic.message)) return diagnostic;
     const what = runtime.status === 'confirmed' ? 'Confirmed at runtime' : 'Seen at runtime';
     diagnostic.message = `${diagnostic.message}\n${what}${runtime.evidence ? `: ${runtime.evidence}` : '.'}`;
     return diagnostic;

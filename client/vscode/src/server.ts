@@ -57,6 +57,8 @@ export class ServerManager implements vscode.Disposable {
         this.disposables.push(
             this.trace,
             vscode.workspace.onDidChangeConfiguration((event) => this.configurationChanged(event)),
+            // Trust is granted once and never revoked without a reload: tell the server.
+            vscode.workspace.onDidGrantWorkspaceTrust(() => this.sendSettings('the workspace is now trusted')),
             vscode.extensions.onDidChange(() => this.watchPythonExtension()),
         );
     }
@@ -196,7 +198,7 @@ export class ServerManager implements vscode.Disposable {
             outputChannel: this.output,
             traceOutputChannel: this.trace,
             revealOutputChannelOn: RevealOutputChannelOn.Never,
-            initializationOptions: () => toServerSettings(currentSettings().settings),
+            initializationOptions: () => toServerSettings(currentSettings().settings, vscode.workspace.isTrusted),
             notebookDocumentOptions: {
                 filterCells: (notebook, cells) => notebookCells(notebook.notebookType, cells),
             },
@@ -224,7 +226,7 @@ export class ServerManager implements vscode.Disposable {
                         return params.items.map((item, index) => {
                             if (item.section !== 'tapelsp') return answer[index];
                             const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
-                            return toServerSettings(currentSettings(scope).settings);
+                            return toServerSettings(currentSettings(scope).settings, vscode.workspace.isTrusted);
                         });
                     },
                 },
@@ -293,12 +295,17 @@ export class ServerManager implements vscode.Disposable {
         if (action === 'restart') {
             void this.restart('tapelsp.enable or tapelsp.interpreter changed');
         } else if (action === 'notify') {
-            const client = this.client;
-            if (client && client.state === State.Running) {
-                const settings = toServerSettings(currentSettings().settings);
-                this.output.info(`settings changed: ${JSON.stringify(settings)}`);
-                void client.sendNotification(DidChangeConfigurationNotification.type, { settings: { tapelsp: settings } });
-            }
+            this.sendSettings('settings changed');
+        }
+    }
+
+    /** Sends the server settings (and the workspace's trust) to the running server. */
+    private sendSettings(why: string): void {
+        const client = this.client;
+        if (client && client.state === State.Running) {
+            const settings = toServerSettings(currentSettings().settings, vscode.workspace.isTrusted);
+            this.output.info(`${why}: ${JSON.stringify(settings)}`);
+            void client.sendNotification(DidChangeConfigurationNotification.type, { settings: { tapelsp: settings } });
         }
     }
 

@@ -5,7 +5,8 @@
 // - client settings: `enable`, `interpreter`, `showNotifications` (and `trace.server`,
 //   which vscode-languageclient reads itself). They decide how the server is started and
 //   which notifications are shown; the server never sees them.
-// - server settings: `select`, `ignore`, `severity`, `tensorflowVersion`, `probe.*`. They are
+// - server settings: `select`, `ignore`, `severity`, `tensorflowVersion`, `probe.*` (and the
+//   workspace's trust, which is not a setting but goes with them). They are
 //   sent as `initializationOptions`, as the `tapelsp` section of `workspace/configuration`
 //   and in `workspace/didChangeConfiguration`, always in the shape that the server's
 //   `tapelsp.lsp.editor_settings` reads (camelCase keys, unset values left out).
@@ -20,7 +21,7 @@ export interface Settings {
     ignore: string[];
     severity: Record<string, SeverityName>;
     tensorflowVersion: string;
-    probe: { enable: boolean; timeout: number };
+    probe: { enable: boolean; timeout: number; autoAttach: boolean };
     showNotifications: NotificationLevel;
 }
 
@@ -30,7 +31,14 @@ export interface ServerSettings {
     ignore?: string[];
     severity?: Record<string, SeverityName>;
     tensorflowVersion?: string;
-    probe: { enabled: boolean; timeout: number };
+    probe: { enabled: boolean; timeout: number; autoAttach: boolean };
+    /** `vscode.workspace.isTrusted`: the server never probes an untrusted workspace. */
+    workspaceTrusted: boolean;
+    /**
+     * The extension has its own `tapelsp.probe` command: the server must not advertise its
+     * `workspace/executeCommand` commands (the language client would register the same name).
+     */
+    serverCommands: false;
 }
 
 export const DEFAULTS: Settings = {
@@ -40,7 +48,7 @@ export const DEFAULTS: Settings = {
     ignore: [],
     severity: {},
     tensorflowVersion: '',
-    probe: { enable: false, timeout: 60 },
+    probe: { enable: false, timeout: 60, autoAttach: false },
     showNotifications: 'onWarning',
 };
 
@@ -129,7 +137,11 @@ export function readSettings(get: Getter): { settings: Settings; problems: strin
         ignore: codes('ignore'),
         severity: severity(),
         tensorflowVersion: text('tensorflowVersion'),
-        probe: { enable: bool('probe.enable', DEFAULTS.probe.enable), timeout: timeout() },
+        probe: {
+            enable: bool('probe.enable', DEFAULTS.probe.enable),
+            timeout: timeout(),
+            autoAttach: bool('probe.autoAttach', DEFAULTS.probe.autoAttach),
+        },
         showNotifications: level(),
     };
     return { settings, problems };
@@ -140,9 +152,11 @@ export function readSettings(get: Getter): { settings: Settings; problems: strin
  * so that `[tool.tapelsp]` in pyproject.toml applies (the server lets every key it is given
  * override the project's configuration, and `select: []` would select nothing).
  */
-export function toServerSettings(settings: Settings): ServerSettings {
+export function toServerSettings(settings: Settings, workspaceTrusted: boolean): ServerSettings {
     const out: ServerSettings = {
-        probe: { enabled: settings.probe.enable, timeout: settings.probe.timeout },
+        probe: { enabled: settings.probe.enable, timeout: settings.probe.timeout, autoAttach: settings.probe.autoAttach },
+        workspaceTrusted,
+        serverCommands: false,
     };
     if (settings.select.length) out.select = [...settings.select];
     if (settings.ignore.length) out.ignore = [...settings.ignore];

@@ -55,14 +55,18 @@ describe('readSettings', () => {
 
     test('probe settings and the interpreter are read', () => {
         const { settings } = readSettings(getter({ 'probe.enable': true, 'probe.timeout': 15, interpreter: '  /opt/py/bin/python ' }));
-        assert.deepEqual(settings.probe, { enable: true, timeout: 15 });
+        assert.deepEqual(settings.probe, { enable: true, timeout: 15, autoAttach: false });
+        assert.equal(readSettings(getter({ 'probe.autoAttach': true })).settings.probe.autoAttach, true);
         assert.equal(settings.interpreter, '/opt/py/bin/python');
     });
 });
 
 describe('toServerSettings (initializationOptions and didChangeConfiguration)', () => {
-    test('defaults send only the probe: empty lists must not override pyproject.toml', () => {
-        assert.deepEqual(toServerSettings(DEFAULTS), { probe: { enabled: false, timeout: 60 } });
+    test('defaults send only the probe and the trust: empty lists must not override pyproject.toml', () => {
+        assert.deepEqual(toServerSettings(DEFAULTS, true), {
+            probe: { enabled: false, timeout: 60, autoAttach: false }, workspaceTrusted: true, serverCommands: false,
+        });
+        assert.equal(toServerSettings(DEFAULTS, false).workspaceTrusted, false);
     });
 
     test('every server setting is sent under the name the server reads', () => {
@@ -70,18 +74,20 @@ describe('toServerSettings (initializationOptions and didChangeConfiguration)', 
             select: ['TAPE', 'FUNC001'], ignore: ['MAP002'], severity: { MAP: 'hint' }, tensorflowVersion: '2.15',
             'probe.enable': true, 'probe.timeout': 30, interpreter: '/x/python', enable: true, showNotifications: 'always',
         }));
-        assert.deepEqual(toServerSettings(settings), {
+        assert.deepEqual(toServerSettings(settings, false), {
             select: ['TAPE', 'FUNC001'],
             ignore: ['MAP002'],
             severity: { MAP: 'hint' },
             tensorflowVersion: '2.15',
-            probe: { enabled: true, timeout: 30 },
+            probe: { enabled: true, timeout: 30, autoAttach: false },
+            workspaceTrusted: false,
+            serverCommands: false,
         });
     });
 
     test('client-only settings never reach the server', () => {
         const { settings } = readSettings(getter({ interpreter: '/x/python', enable: false, showNotifications: 'off' }));
-        const sent = toServerSettings(settings) as unknown as Record<string, unknown>;
+        const sent = toServerSettings(settings, true) as unknown as Record<string, unknown>;
         for (const key of ['interpreter', 'enable', 'showNotifications']) assert.equal(key in sent, false, key);
     });
 
@@ -91,13 +97,13 @@ describe('toServerSettings (initializationOptions and didChangeConfiguration)', 
         assert.ok(match, 'KNOWN_KEYS not found in editor_settings.py');
         const known = [...match[1].matchAll(/"([A-Za-z]+)"/g)].map((m) => m[1]);
         const { settings } = readSettings(getter({ select: ['TAPE'], ignore: ['MAP'], severity: { MAP: 'hint' }, tensorflowVersion: '2.15' }));
-        for (const key of Object.keys(toServerSettings(settings))) assert.ok(known.includes(key), `${key} is not in ${known}`);
+        for (const key of Object.keys(toServerSettings(settings, true))) assert.ok(known.includes(key), `${key} is not in ${known}`);
     });
 
     test('the real server parses what we send without a problem (TAPELSP_PYTHON)', { skip: !process.env.TAPELSP_PYTHON && 'TAPELSP_PYTHON is not set' }, () => {
         const { settings } = readSettings(getter({
             select: ['TAPE', 'FUNC001'], ignore: ['MAP002'], severity: { MAP: 'hint', TAPE001: 'warning' },
-            tensorflowVersion: '2.15', 'probe.enable': true, 'probe.timeout': 30,
+            tensorflowVersion: '2.15', 'probe.enable': true, 'probe.timeout': 30, 'probe.autoAttach': true,
         }));
         const script = [
             'import json, sys',
@@ -105,16 +111,18 @@ describe('toServerSettings (initializationOptions and didChangeConfiguration)', 
             'parsed = parse_editor_settings(json.loads(sys.argv[1]))',
             's = parsed.settings',
             'print(json.dumps({"problems": list(parsed.problems), "select": list(s.select or ()), "ignore": list(s.ignore or ()),',
-            '    "severity": [[c, int(v)] for c, v in s.severity], "tf": s.tensorflow_version, "probe": dict(s.probe)}))',
+            '    "severity": [[c, int(v)] for c, v in s.severity], "tf": s.tensorflow_version, "probe": dict(s.probe),',
+            '    "trusted": s.workspace_trusted}))',
         ].join('\n');
-        const out = execFileSync(process.env.TAPELSP_PYTHON!, ['-c', script, JSON.stringify({ tapelsp: toServerSettings(settings) })], { encoding: 'utf8' });
+        const out = execFileSync(process.env.TAPELSP_PYTHON!, ['-c', script, JSON.stringify({ tapelsp: toServerSettings(settings, false) })], { encoding: 'utf8' });
         assert.deepEqual(JSON.parse(out), {
             problems: [],
             select: ['TAPE', 'FUNC001'],
             ignore: ['MAP002'],
             severity: [['MAP', 4], ['TAPE001', 2]],
             tf: '2.15',
-            probe: { enabled: true, timeout: 30 },
+            probe: { enabled: true, timeout: 30, autoAttach: true },
+            trusted: false,
         });
     });
 });
@@ -133,6 +141,7 @@ describe('the manifest', () => {
             'tapelsp.tensorflowVersion': DEFAULTS.tensorflowVersion,
             'tapelsp.probe.enable': DEFAULTS.probe.enable,
             'tapelsp.probe.timeout': DEFAULTS.probe.timeout,
+            'tapelsp.probe.autoAttach': DEFAULTS.probe.autoAttach,
             'tapelsp.showNotifications': DEFAULTS.showNotifications,
         };
         for (const [key, value] of Object.entries(defaults)) {
@@ -160,7 +169,7 @@ describe('changeAction', () => {
     });
 
     test('rule settings are sent to the running server', () => {
-        for (const key of ['select', 'ignore', 'severity', 'tensorflowVersion', 'probe.timeout']) {
+        for (const key of ['select', 'ignore', 'severity', 'tensorflowVersion', 'probe.timeout', 'probe.autoAttach']) {
             assert.equal(changeAction(only(`tapelsp.${key}`)), 'notify', key);
         }
     });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { planProbe, serverCanProbe, type ProbeInputs } from '../../../client/vscode/src/probe';
+import { describeAnswer, planProbe, serverCanProbe, type ProbeInputs } from '../../../client/vscode/src/probe';
 import { markRuntime, RUNTIME_SOURCE, runtimeEvidence, STATIC_SOURCE } from '../../../client/vscode/src/runtime';
 import { Status } from '../../../client/vscode/src/status';
 
@@ -76,6 +76,11 @@ describe('runtime-confirmed findings', () => {
         const seen = markRuntime({ source: STATIC_SOURCE, message: 'm', data: { runtime: { status: 'runtime-only' } } });
         assert.equal(seen.message, 'm\nSeen at runtime.');
 
+        // tapelsp's server puts the evidence in the message itself: it is not repeated.
+        const told = markRuntime({ source: STATIC_SOURCE, message: 'Inner tape [confirmed at runtime: TensorFlow said on line 12: "x"]', data: { runtime: { status: 'confirmed', evidence: 'TensorFlow said on line 12: "x"' } } });
+        assert.equal(told.source, RUNTIME_SOURCE);
+        assert.equal(told.message, 'Inner tape [confirmed at runtime: TensorFlow said on line 12: "x"]');
+
         const plain = markRuntime({ source: STATIC_SOURCE, message: 'm', data: { code: 'FUNC001', fixable: true } });
         assert.deepEqual(plain, { source: STATIC_SOURCE, message: 'm', data: { code: 'FUNC001', fixable: true } });
     });
@@ -88,14 +93,21 @@ describe('tapelsp.probe', () => {
         assert.deepEqual(planProbe(ready), { kind: 'run' });
     });
 
-    test('today\'s server does not advertise the probe: the command says it is not available and runs nothing', () => {
+    test('a server that does not advertise the probe (an older tapelsp): the command says so and runs nothing', () => {
         for (const experimental of [undefined, null, {}, { tapelspProbe: 'yes' }]) {
             assert.equal(serverCanProbe(experimental), false);
             const plan = planProbe({ ...ready, experimental });
             assert.equal(plan.kind, 'refuse');
-            assert.match((plan as { message: string }).message, /not available yet/);
+            assert.match((plan as { message: string }).message, /has no live probe/);
             assert.match((plan as { message: string }).message, /nothing was run/);
         }
+    });
+
+    test('the server\'s answer in one line', () => {
+        assert.equal(describeAnswer('a.py', { summary: 'the program ran to the end', confirmed: 2, refuted: [{}], runtimeOnly: 0, published: true }),
+            'tapelsp: probed a.py: 2 confirmed, 1 refuted, 0 runtime-only (the program ran to the end).');
+        assert.match(describeAnswer('a.py', { confirmed: 1, published: false }), /changed while it ran/);
+        assert.equal(describeAnswer('a.py', null), 'tapelsp: probed a.py: 0 confirmed, 0 refuted, 0 runtime-only.');
     });
 
     test('never in an untrusted workspace, whatever else holds', () => {
