@@ -314,3 +314,50 @@ async def test_auto_attach_merges_what_a_running_kernel_recorded(start_editor, t
         status = await editor.status()
         assert status["probe"]["attachments"][0]["attaches"] >= 1
         assert kernel.alive()  # asked, not disturbed
+
+
+async def test_execute_command_is_cancelled_through_its_progress(start_editor, tmp_path):
+    """workspace/executeCommand cannot be cancelled by its request in pygls: the probe's
+    progress is cancellable (window/workDoneProgress/cancel), and that stops it and its kernel."""
+    marker = tmp_path / "started"
+    text = SLEEPER.format(marker=str(marker))
+    uri = write(tmp_path, "sleeper.py", text)
+    editor = await start_editor("neovim-0.9", init=ENABLED)
+    editor.open(uri, text)
+    pending = asyncio.ensure_future(asyncio.wait_for(editor.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="tapelsp.probe", arguments=[{"uri": uri, "timeout": 300}])), HANG_GUARD))
+    while not marker.exists():
+        assert not pending.done(), pending.result()
+        await asyncio.sleep(0.1)
+    [process] = (await editor.status())["probe"]["processes"]
+    pids = [process["pid"], *(pid for pid, _command in descendants(process["pid"]))]
+    assert len(pids) > 1, "no kernel under the probe process"
+    [token] = [token for token, values in editor.client.progress_reports.items()
+               if values and getattr(values[0], "cancellable", False)]
+    editor.client.protocol.notify("window/workDoneProgress/cancel", types.WorkDoneProgressCancelParams(token=token))
+    with pytest.raises(JsonRpcException) as cancelled:
+        await pending
+    assert cancelled.value.code == -32800
+    while any(process_alive(pid) for pid in pids):
+        await asyncio.sleep(0.1)
+    assert getattr(editor.client.progress_reports[token][-1], "kind", None) == "end"
+
+
+async def test_a_notebook_is_probed_as_saved_and_its_findings_land_on_its_cells(start_editor, tmp_path):
+    """Run mode on a notebook: the saved .ipynb runs cell by cell in a kernel; the FUNC001
+    finding of cell 3 (a markdown cell before it) is confirmed on that cell."""
+    import json
+
+    path = tmp_path / "steps.ipynb"
+    path.write_text(json.dumps({"cells": [{"cell_type": kind, "source": text, "metadata": {},
+                                           **({"outputs": [], "execution_count": None} if kind == "code" else {})}
+                                          for kind, text in CELLS],
+                                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+    editor = await start_editor("vscode", init=ENABLED)
+    cells = open_notebook(editor, path, None)
+    assert "FUNC001" in {d.code for d in await editor.pull(cells[2])}
+    answer = await probe(editor, path.as_uri())
+    assert answer["confirmed"] >= 1 and answer["published"], answer
+    [confirmed] = [d for d in await editor.pull(cells[2]) if runtime(d)]
+    assert confirmed.code == "FUNC001" and runtime(confirmed)["status"] == "confirmed"
+    assert "on line 3 of cell 3" in runtime(confirmed)["evidence"]

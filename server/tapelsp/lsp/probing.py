@@ -58,6 +58,12 @@ class ProbeRefused(JsonRpcException):
     CODE = -32803
 
 
+class ProbeCancelled(ProbeRefused):
+    """The user cancelled the probe's progress (`window/workDoneProgress/cancel`): RequestCancelled."""
+
+    CODE = -32800
+
+
 @dataclass(frozen=True)
 class Marks:
     """A probe's merged findings for one document, valid while it has the probed text."""
@@ -150,7 +156,7 @@ class Probes:
         progress = await self.progress_start(token, f"tapelsp: probing {name}", f"starting a kernel ({python})")
         ticker = asyncio.ensure_future(self._tick(progress, name, seconds))
         try:
-            outcome = await self._run(key, job, seconds + START_ALLOWANCE)
+            outcome = await self._run(key, job, seconds + START_ALLOWANCE, progress)
         except asyncio.CancelledError:
             self.progress_end(progress, "cancelled: the probe and its kernel were stopped")
             raise
@@ -176,23 +182,42 @@ class Probes:
                 saved = [text for _number, text in code_cells(disk)]
             except NotebookError as error:
                 return f"cannot read {path}: {error}"
-            from .notebooks import python_cells
-
-            same = saved == [cell.document.text for _number, cell in python_cells(notebook)]
+            # Every code cell, Python or not (a %%bash cell runs too), in the file's order.
+            same = saved == [cell.document.text for cell in notebook.cells if cell.kind == types.NotebookCellKind.Code]
         return None if same else (f"{os.path.basename(path)} has unsaved changes: the probe runs the saved file, "
                                   "so save it first")
 
-    async def _run(self, key: str, job: ProbeJob, limit: float) -> ProbeOutcome | ProbeFailed:
+    async def _run(self, key: str, job: ProbeJob, limit: float,
+                   progress: Optional[str] = None) -> ProbeOutcome | ProbeFailed:
+        """The probe's outcome. Cancelling the request (`$/cancelRequest`) or the progress
+        (`window/workDoneProgress/cancel`, the way a workspace/executeCommand is cancelled)
+        stops the probe process and its kernel."""
         process = ProbeProcess()
         running = Running(process, job.mode)
         self.running[key] = running
         self.runs += 1
+        cancelled = asyncio.Event()
+        watched = self.session.server.work_done_progress.tokens.get(progress) if progress is not None else None
+        if watched is not None:
+            loop = asyncio.get_running_loop()
+            watched.add_done_callback(lambda done: loop.call_soon_threadsafe(cancelled.set) if done.cancelled()
+                                      else None)
+        work = asyncio.ensure_future(process.run(job, limit))
+        waiter = asyncio.ensure_future(cancelled.wait())
         try:
-            return await asyncio.shield(asyncio.ensure_future(process.run(job, limit)))
+            await asyncio.shield(asyncio.wait({work, waiter}, return_when=asyncio.FIRST_COMPLETED))
+            if not work.done():
+                await process.stop()
+                work.cancel()
+                self.progress_end(progress, "cancelled: the probe and its kernel were stopped")
+                raise ProbeCancelled("the probe was cancelled; it and its kernel were stopped")
+            return work.result()
         except asyncio.CancelledError:
             process.stop_soon()
+            work.cancel()
             raise
         finally:
+            waiter.cancel()
             if self.running.get(key) is running:
                 del self.running[key]
 
@@ -333,7 +358,7 @@ class Probes:
         progress = None if quiet else await self.progress_start(token, f"tapelsp: asking the kernel of {name}",
                                                                  attachment.connection_file)
         attachment.attaches += 1
-        outcome = await self._run(key, job, ATTACH_TIMEOUT + 30.0)
+        outcome = await self._run(key, job, ATTACH_TIMEOUT + 30.0, progress)
         if isinstance(outcome, ProbeFailed) and quiet:
             log.info("auto-attach for %s: %s", key, outcome.message)
             return {"uri": key, "failed": outcome.message}
@@ -375,7 +400,7 @@ class Probes:
                 return None
         try:
             server.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-                title=title, message=message, cancellable=False, percentage=0))
+                title=title, message=message, cancellable=True, percentage=0))
         except Exception as error:
             log.info("$/progress begin failed: %s", error)
             return None
