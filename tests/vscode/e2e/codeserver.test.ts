@@ -126,6 +126,29 @@ describe('tapelsp in code-server', { skip: missing.length ? `missing: ${missing.
         await editor.waitFor({ state: 'hidden', timeout: WAIT });
     }
 
+    /** Ticks or clears a boolean user setting in the Settings editor. */
+    async function setUserCheckbox(key: string, value: boolean): Promise<void> {
+        await runCommand('Preferences: Open User Settings');
+        const editor = page.locator('.settings-editor').first();
+        await editor.waitFor({ timeout: WAIT });
+        await page.keyboard.type(key);
+        const box = editor.locator(`[data-key="${key}"] .setting-value-checkbox`).first();
+        await box.waitFor({ timeout: WAIT });
+        if ((await box.getAttribute('aria-checked')) !== String(value)) await box.click();
+        for (;;) {
+            let saved: Record<string, unknown> = {};
+            try {
+                saved = JSON.parse(readFileSync(settingsFile, 'utf8'));
+            } catch {
+                // being written
+            }
+            if ((saved[key] ?? false) === value) break;
+            await sleep(200);
+        }
+        await page.keyboard.press('Control+W');
+        await editor.waitFor({ state: 'hidden', timeout: WAIT });
+    }
+
     function statusItem(): Locator {
         return page.locator('.statusbar-item', { hasText: 'tapelsp' }).first();
     }
@@ -236,6 +259,7 @@ describe('tapelsp in code-server', { skip: missing.length ? `missing: ${missing.
         writeFileSync(join(workspace, '.vscode', 'settings.json'),
             JSON.stringify({ '[python]': { 'editor.codeActionsOnSave': { 'source.fixAll.tapelsp': 'explicit' } } }, null, 2));
         copyFileSync(join(ROOT, 'examples', 'second_derivative.py'), join(workspace, 'on_save.py'));
+        copyFileSync(join(ROOT, 'examples', 'second_derivative.py'), join(workspace, 'probe_me.py'));
         const userData = join(scratch, 'user-data');
         const extensions = join(scratch, 'extensions');
         mkdirSync(join(userData, 'User'), { recursive: true });
@@ -403,26 +427,45 @@ describe('tapelsp in code-server', { skip: missing.length ? `missing: ${missing.
         await shot('09-fix-all-on-save');
     });
 
-    step('a notebook: the shadowed tape in its third cell is squiggled and listed', async () => {
+    step('a notebook: the shadowed tape in its third cell is squiggled and listed, named as cell 3', async () => {
         await openFromExplorer('higher_order.ipynb');
         const cellSquiggle = page.locator('.notebook-editor .cell-editor-container .squiggly-error').first();
         await cellSquiggle.waitFor({ timeout: WAIT });
         await cellSquiggle.scrollIntoViewIfNeeded();
         const rows = await waitForProblem('TAPE001');
-        assert.match(rows.find((row) => row.includes('TAPE001'))!, /\[Ln 3, Col 10\]/);
+        const tape = rows.find((row) => row.includes('TAPE001'))!;
+        assert.match(tape, /\[Ln 3, Col 10\]/);
+        // Cells are numbered as in the file, the markdown cell included, as `tapelsp --check` says.
+        assert.match(tape, /the tape opened on line 1 of cell 3/);
         await shot('10-notebook-cell-finding');
     });
 
-    step('tapelsp.probe says the probe is not available yet instead of pretending', async () => {
-        await openFromExplorer('second_derivative.py');
+    step('tapelsp.probe with the probe enabled in the settings: findings confirmed by TensorFlow in the Problems panel', async () => {
+        await openFromExplorer('probe_me.py');
+        await waitForProblem('probe_me.py');
+        // Off by default: the command offers the setting and runs nothing.
         await runCommand('tapelsp: Probe With TensorFlow');
-        const toast = page.locator('.notification-toast', { hasText: 'live probe is not available yet' }).first();
-        await toast.waitFor({ timeout: WAIT });
+        await page.locator('.notification-toast', { hasText: 'enable tapelsp.probe.enable' }).first().waitFor({ timeout: WAIT });
+        await page.keyboard.press('Escape');
+
+        await setUserCheckbox('tapelsp.probe.enable', true);
+        await openFromExplorer('probe_me.py');
+        await runCommand('tapelsp: Probe With TensorFlow');
+        const done = page.locator('.notification-toast', { hasText: 'probed probe_me.py' }).first();
+        await done.waitFor({ timeout: WAIT });
+        assert.match(await done.innerText(), /2 confirmed/);
+        const rows = await waitForProblem('confirmed at runtime');
+        const tape = rows.find((row) => row.includes('TAPE001'))!;
+        assert.match(tape, /tapelsp \(runtime\)/);
+        assert.match(tape, /confirmed at runtime: TensorFlow said on line 12/);
         await page.locator('.notification-toast.notification-fade-in-done').first().waitFor({ timeout: WAIT });
-        assert.match(await toast.innerText(), /nothing was run/);
-        const status = page.locator('.statusbar-item', { hasText: 'tapelsp' }).first();
-        assert.ok(!(await status.innerText()).includes('probing'));
-        await shot('11-probe-not-available');
+        await shot('11-probe-confirmed');
+        // The next edit brings back the static findings: the runtime marks were about the old text.
+        await activeEditor().locator('.view-lines').first().click({ position: { x: 5, y: 5 } });
+        await page.keyboard.press('Control+End');
+        await page.keyboard.type('# edited');
+        await waitForProblem('confirmed at runtime', false);
+        await waitForProblem('TAPE001');
     });
 
     step('tapelsp: Show Logs opens the tapelsp channel with the LSP trace', async () => {
