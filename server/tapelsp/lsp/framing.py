@@ -27,6 +27,7 @@ from typing import BinaryIO, Optional
 MAX_HEADER_LINE = 8 * 1024  # bytes; LSP headers are a few dozen
 MAX_BODY = 64 * 1024 * 1024  # bytes; a 20 MB source file fits even with every character escaped twice over
 CHUNK = 1024 * 1024
+READ_SIZE = 64 * 1024  # what one read of the stream asks for
 
 _LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*([^\r\n]*)", re.IGNORECASE)
 _HEADER = re.compile(rb"^[A-Za-z][A-Za-z0-9-]*[ \t]*:")
@@ -40,34 +41,65 @@ class Frame:
 
 
 class FrameReader:
+    """Frames from `stream`, read through `read1` (or `read`) so that a call returns what is
+    there instead of waiting for a full buffer. Give it an unbuffered stream (a FileIO of
+    the descriptor) when it reads in a thread of its own: a buffered one's lock, held by
+    that thread, makes the interpreter abort at exit."""
+
     def __init__(self, stream: BinaryIO, max_body: int = MAX_BODY) -> None:
         self.stream = stream
+        self._read_some = getattr(stream, "read1", None) or stream.read
         self.max_body = max_body
-        self._pending = b""
+        self._buffer = bytearray()
+        self._start = 0  # where the unread part of `_buffer` starts
 
-    # -- the stream, with pushed-back bytes first -------------------------------------------
+    # -- the stream, with a buffer of its own ---------------------------------------------------
     def push_back(self, data: bytes) -> None:
-        self._pending = data + self._pending
+        self._buffer = bytearray(data) + self._buffer[self._start:]
+        self._start = 0
+
+    def _fill(self) -> bool:
+        data = self._read_some(READ_SIZE)
+        if not data:
+            return False
+        if self._start > len(self._buffer) // 2:  # drop what was read, now and then
+            del self._buffer[:self._start]
+            self._start = 0
+        self._buffer += data
+        return True
 
     def _readline(self, limit: int) -> bytes:
-        if self._pending:
-            end = self._pending.find(b"\n", 0, limit)
-            cut = end + 1 if end >= 0 else min(limit, len(self._pending))
-            line, self._pending = self._pending[:cut], self._pending[cut:]
-            if end >= 0 or len(line) >= limit:
-                return line
-            return line + self.stream.readline(limit - len(line))
-        return self.stream.readline(limit)
+        """A line with its ending, at most `limit` bytes (cut there), or what is left at the end."""
+        searched = 0  # how far past `_start` there is no line ending (`_fill` may move `_start`)
+        while True:
+            end = self._buffer.find(b"\n", self._start + searched, self._start + limit)
+            if end >= 0:
+                cut = end + 1
+                break
+            if len(self._buffer) - self._start >= limit:
+                cut = self._start + limit
+                break
+            searched = len(self._buffer) - self._start
+            if not self._fill():
+                cut = len(self._buffer)
+                break
+        line = bytes(self._buffer[self._start:cut])
+        self._start = cut
+        return line
 
     def _read(self, size: int) -> bytes:
-        """Up to `size` bytes (fewer only at the end of the stream)."""
-        parts = []
-        if self._pending:
-            parts.append(self._pending[:size])
-            self._pending = self._pending[size:]
-            size -= len(parts[0])
+        """`size` bytes (fewer only at the end of the stream)."""
+        buffered = len(self._buffer) - self._start
+        if buffered >= size:
+            data = bytes(self._buffer[self._start:self._start + size])
+            self._start += size
+            return data
+        parts = [bytes(self._buffer[self._start:])]
+        self._buffer = bytearray()
+        self._start = 0
+        size -= len(parts[0])
         while size > 0:
-            data = self.stream.read(min(size, CHUNK))
+            data = self._read_some(min(size, CHUNK))
             if not data:
                 break
             parts.append(data)

@@ -6,6 +6,7 @@
   (they get diagnostics pushed instead), and adds the probe's (see `capabilities`).
 - A request whose parameters cannot be read is answered with InvalidParams instead of
   being dropped (pygls logs it, and the client would wait forever).
+- Strings and integers in parameters must be strings and integers (cattrs would convert).
 - Standard input is read by `serve_stdio` instead of pygls's loop: the framing survives
   anything (`framing`), a body that is not JSON is answered with ParseError (-32700), a
   value that is not a JSON-RPC 2.0 message with InvalidRequest (-32600), a request after
@@ -33,7 +34,24 @@ from .capabilities import probe_capabilities
 log = logging.getLogger("tapelsp.lsp")
 
 
+def _strict(kind: type, previous: Any):
+    def structure(value: Any, target: Any) -> Any:
+        if target is not kind:  # an enum of str or int values: as before
+            return previous(value, target)
+        if type(value) is not kind:  # noqa: E721 - True is not an int here, nor 12 a str
+            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__}")
+        return value
+    return structure
+
+
 class TapeProtocol(LanguageServerProtocol):
+    def __init__(self, server: Any, converter: Any) -> None:
+        super().__init__(server, converter)
+        # cattrs would turn 12 into "12" and "9" into 9: a parameter of the wrong type is
+        # InvalidParams (a request) or an ignored notification, never a guess.
+        for kind in (str, int, bool):
+            converter.register_structure_hook(kind, _strict(kind, converter.get_structure_hook(kind)))
+
     def _user(self, method: str, params: Any):
         handler = self.fm.features.get(method)
         if handler is not None:
@@ -90,32 +108,33 @@ class TapeProtocol(LanguageServerProtocol):
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
 QUEUED_MESSAGES = 8  # read ahead of the handlers; the reader waits when the queue is full
 
 
-def invalid_message(value: Any) -> Optional[tuple[Any, str]]:
-    """(id to answer, reason) when `value` is not a JSON-RPC 2.0 message LSP allows."""
+def invalid_message(value: Any) -> Optional[tuple[Any, str, int]]:
+    """(id to answer, reason, error code) when `value` is not a JSON-RPC 2.0 message LSP allows."""
     if isinstance(value, list):
-        return None, "a batch (LSP does not use JSON-RPC batches)"
+        return None, "a batch (LSP does not use JSON-RPC batches)", INVALID_REQUEST
     if not isinstance(value, dict):
-        return None, f"a JSON {type(value).__name__}, not a JSON-RPC message"
+        return None, f"a JSON {type(value).__name__}, not a JSON-RPC message", INVALID_REQUEST
     has_id = "id" in value
     request_id = value.get("id")
     valid_id = isinstance(request_id, (str, int)) and not isinstance(request_id, bool)
     answer_to = request_id if valid_id else None
     if value.get("jsonrpc") != "2.0":
-        return answer_to, "not a JSON-RPC 2.0 message (\"jsonrpc\" is not \"2.0\")"
+        return answer_to, "not a JSON-RPC 2.0 message (\"jsonrpc\" is not \"2.0\")", INVALID_REQUEST
     if has_id and not valid_id:
-        return None, "an id that is neither a number nor a string"
+        return None, "an id that is neither a number nor a string", INVALID_REQUEST
     if "method" in value:
         if not isinstance(value["method"], str):
-            return answer_to, "a method that is not a string"
+            return answer_to, "a method that is not a string", INVALID_REQUEST
         if "params" in value and not isinstance(value["params"], (dict, list, type(None))):
-            return answer_to, "params that are neither an object nor an array"
+            return answer_to, "params that are neither an object nor an array", INVALID_PARAMS
         return None
     if has_id and ("result" in value or "error" in value):
         return None  # a response to one of our requests
-    return answer_to, "neither a request, a notification nor a response"
+    return answer_to, "neither a request, a notification nor a response", INVALID_REQUEST
 
 
 def receive(protocol: "TapeProtocol", item: Incoming) -> None:
@@ -130,9 +149,12 @@ def receive(protocol: "TapeProtocol", item: Incoming) -> None:
         return
     invalid = invalid_message(item.value)
     if invalid is not None:
-        answer_to, reason = invalid
-        log.warning("an invalid message: %s; answered with InvalidRequest", reason)
-        _send_error(protocol, answer_to, INVALID_REQUEST, f"tapelsp: {reason}")
+        answer_to, reason, code = invalid
+        if code == INVALID_PARAMS and answer_to is None:
+            log.warning("a notification with %s: ignored", reason)
+            return
+        log.warning("an invalid message: %s; answered with error %d", reason, code)
+        _send_error(protocol, answer_to, code, f"tapelsp: {reason}")
         return
     data = item.value
     if protocol._shutdown and "id" in data and data.get("method") not in (None, types.EXIT):
@@ -192,7 +214,9 @@ def serve_stdio(server: Any, stdin: Optional[BinaryIO] = None, stdout: Optional[
     server._stop_event = threading.Event()
     server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
     try:
-        asyncio.run(serve_frames(server, stdin or sys.stdin.buffer))
+        # Unbuffered: the reading thread must not hold the lock of sys.stdin's buffer (see FrameReader).
+        stream = stdin or open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)
+        asyncio.run(serve_frames(server, stream))
     except BrokenPipeError:
         log.error("the connection to the client is lost; the server ends")
     except (KeyboardInterrupt, SystemExit):

@@ -30,6 +30,14 @@ log = logging.getLogger("tapelsp.lsp")
 
 Built = tuple[Optional[Fix], Optional[str]]  # a finding's fix, or why it has none
 
+# Documents longer than this are kept but not analysed: a 2 MB module takes a worker about
+# 9 s and 400 MB, and both grow with the size (a 20 MB one went past 1.9 GB).
+MAX_ANALYSED_CHARACTERS = 2_000_000
+
+
+def source_size(source: jobs.Source) -> int:
+    return len(source.text or "") + sum(len(text) for _kind, text in (source.cells or ()))
+
 
 @dataclass
 class _Slot:
@@ -209,6 +217,11 @@ class Scheduler:
 
     async def _analyse(self, snapshot: Snapshot) -> Analysis:
         if snapshot.excluded:
+            return Analysis(snapshot)
+        size = source_size(snapshot.source)
+        if size > MAX_ANALYSED_CHARACTERS:
+            log.warning("%s is not analysed: its %d characters are over the language server's limit of %d "
+                        "(`tapelsp --check` checks it)", snapshot.key, size, MAX_ANALYSED_CHARACTERS)
             return Analysis(snapshot)
         try:
             checked = await self._pool.run(self._check_job(snapshot), priority=DIAGNOSTICS)
