@@ -4,10 +4,12 @@
 
 Each .py or .ipynb file named is run in a Jupyter kernel of its own (jupyter_client and
 ipykernel; `--python` picks the interpreter, by default the one running tapelsp), under the
-probe's instrumentation, for at most `--probe-timeout` seconds (default 60); the kernel is
-always ended. Static findings the run shows are marked confirmed, those it contradicts are
-dropped (listed on standard error), and runtime-only findings (RT codes) are added. Without
-`--probe` nothing is ever run.
+probe's instrumentation, for at most `--probe-timeout` seconds (default 60); the kernel and
+every process the program started are always ended, also on Ctrl-C, `kill`, or when tapelsp
+itself is killed (`probe.containment`). Of the program's output the probe keeps the last
+lines only, and says so when there was more. Static findings the run shows are marked
+confirmed, those it contradicts are dropped (listed on standard error), and runtime-only
+findings (RT codes) are added. Without `--probe` nothing is ever run.
 """
 
 from __future__ import annotations
@@ -104,6 +106,8 @@ def _summary(options, display: str, checked) -> None:
     _say(options, f"probe: {display}: {run.outcome.message}{facts} in {run.seconds:.1f} s; "
                   f"{len(merged.confirmed)} confirmed, {len(merged.refuted)} refuted, "
                   f"{len(merged.runtime_only)} runtime-only")
+    if getattr(run, "output_note", ""):
+        _say(options, f"probe: {display}: {run.output_note}")
     for refuted in merged.refuted:
         violation = refuted.violation
         where = f"cell {violation.cell}, line" if violation.cell is not None else "line"
