@@ -149,7 +149,11 @@ async def test_a_busy_kernel_is_a_409_not_a_hang(jp_fetch, jp_serverapp):
     client = jp_serverapp.kernel_manager.get_kernel(kernel_id).client()
     client.start_channels()
     try:
-        client.execute(cells[1]["source"])  # not waited for: the kernel stays busy
+        sent = client.execute(cells[1]["source"])  # not waited for: the kernel stays busy
+        while True:  # until the kernel has started running it
+            message = await client.get_iopub_msg(timeout=60)
+            if message["parent_header"].get("msg_id") == sent and message["msg_type"] == "execute_input":
+                break
         status, answer = await post(jp_fetch, "probe", {"kernel_id": kernel_id, "cells": cells}, request_timeout=120)
         assert status == 409 and "busy" in answer["message"]
     finally:
