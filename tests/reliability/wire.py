@@ -153,8 +153,16 @@ class WireClient:
         return [n["params"]["message"] for n in list(self.notifications) if n.get("method") == "window/logMessage"]
 
     def close(self) -> None:
+        """End of input first (the server ends and stops its workers), SIGKILL if it does not."""
         if self.process.poll() is None:
-            self.process.kill()
+            try:
+                self.process.stdin.close()
+            except (OSError, ValueError):
+                pass
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
         self.process.wait(timeout=30)
         for stream in (self.process.stdin, self.process.stdout):
             try:
