@@ -188,11 +188,19 @@ while True:
 """
 
 
+def _default_sigint() -> None:
+    # As an interactive shell starts a command. A process started with SIGINT ignored keeps
+    # ignoring it (Python's rule, and tapelsp's: the invoker asked for it), and CI runners may
+    # start the test run that way: that is how "SIGINT did not end the probe within 30 s" came
+    # about in a clean CI run (reproduced by running this test under a parent that ignores SIGINT).
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _probe_then_signal(kernel_python: str, tmp_path: Path, sig: int) -> tuple[int, int, subprocess.Popen]:
     (tmp_path / "loop.py").write_text(LOOP_WITH_CHILD, encoding="utf-8")
     cli = subprocess.Popen([sys.executable, "-m", "tapelsp", "--check", "--probe", "--python", kernel_python,
                             "--probe-timeout", "120", "loop.py"], cwd=tmp_path, env=ENV,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=_default_sigint)
     try:
         kernel = wait_file(tmp_path / "kernel.pid", 90)
         child = wait_file(tmp_path / "child.pid", 10)
