@@ -62,6 +62,8 @@ class ProbeRun:
 
     @property
     def output_note(self) -> str:
+        if self.output_dropped and not self.output_tail:
+            return "the program printed more than the probe reads; its output was dropped"
         if self.output_dropped:
             return (f"the program printed more than the probe reads (it read {self.output_characters:,} "
                     f"characters, dropped the rest and kept the last {len(self.output_tail):,})")
