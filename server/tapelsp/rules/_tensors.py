@@ -12,6 +12,7 @@ tensor at that position. `x.shape[0]`, `len(x)`, `x.dtype`, `x.numpy()` are not 
 from __future__ import annotations
 
 import ast
+from collections import deque
 from typing import Iterable, Iterator
 
 from ..facts.model import Facts, Scope, TfFunction
@@ -66,6 +67,23 @@ def walk_body(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
+def body_nodes(facts: Facts, owner: ast.AST, types: tuple[type, ...] = ()) -> list[ast.AST]:
+    """`walk_body(owner.body)` as a list (empty when `owner` has no statement body), walked
+    once per file and kept on the facts; with `types`, only the nodes of those types, in
+    the same order. Several rules walk every traced function's body: now they share it."""
+    cache = facts.__dict__.setdefault("_body_nodes", {})
+    key = (id(owner), types)
+    found = cache.get(key)
+    if found is None:
+        if types:
+            found = [node for node in body_nodes(facts, owner) if isinstance(node, types)]
+        else:
+            body = getattr(owner, "body", None)
+            found = list(walk_body(body)) if isinstance(body, list) else []
+        cache[key] = found
+    return found
+
+
 def function_params(node: ast.AST) -> list[ast.arg]:
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         return []
@@ -76,6 +94,10 @@ def function_params(node: ast.AST) -> list[ast.arg]:
 def is_method(facts: Facts, node: ast.AST) -> bool:
     scope = facts.function_scopes.get(node)
     return scope is not None and scope.parent is not None and scope.parent.kind == "class"
+
+
+_INFER_TYPES = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
+                ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
 
 
 class Tensors:
@@ -89,15 +111,13 @@ class Tensors:
         self.names: set[str] = set(params)
         self.variables: set[str] = set()
         self._model_like = _model_like_names(facts)
-        node = scope.node
-        body = node.body if isinstance(getattr(node, "body", None), list) else []
-        self._infer(body)
+        self._infer(scope.node)
 
     # --- building -----------------------------------------------------------------
 
-    def _infer(self, body: list[ast.stmt]) -> None:
+    def _infer(self, owner: ast.AST) -> None:
         assigned: dict[str, list[ast.expr | None]] = {}
-        for node in walk_body(body):
+        for node in body_nodes(self.facts, owner, _INFER_TYPES):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     self._collect(target, node.value, assigned)
@@ -274,9 +294,28 @@ def assignments(facts: Facts) -> list[ast.Assign | ast.AnnAssign]:
     """Every `=` and annotated assignment of the file, in one walk shared by the rules."""
     cache = facts.__dict__.get("_issue4_assignments")
     if cache is None:
-        cache = [node for node in ast.walk(facts.tree) if isinstance(node, (ast.Assign, ast.AnnAssign))]
+        cache = [node for node in _statements_breadth_first(facts.tree)
+                 if isinstance(node, (ast.Assign, ast.AnnAssign))]
         facts.__dict__["_issue4_assignments"] = cache
     return cache
+
+
+_STATEMENT_FIELDS = ("body", "handlers", "orelse", "finalbody", "cases")
+
+
+def _statements_breadth_first(tree: ast.AST):
+    """The statements (with except handlers and match cases) of the tree in `ast.walk`'s order,
+    without visiting any expression: a statement's parent is always a statement, a handler, a
+    case or the module, so this walk meets them at the same depths and in the same order."""
+    queue = deque([tree])
+    while queue:
+        node = queue.popleft()
+        yield node
+        for name in node._fields:
+            if name in _STATEMENT_FIELDS:
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    queue.extend(value)
 
 
 def _variable_attributes(facts: Facts) -> set[str]:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from ..facts.model import Facts, Scope, TfFunction
 from ..model import Severity
 from ..versions import VersionRange
-from ._tensors import function_tensors, instances_of, walk_body
+from ._tensors import body_nodes, function_tensors, instances_of
 from ._traced import function_name, traced_function_nodes, traced_functions
 from .base import Context, Proof, Rule, invalid, valid
 
@@ -256,13 +256,15 @@ class LeakedTensor(Rule):
         ctx.report(leak.node, message, related=related)
 
 
+_LEAK_TYPES = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Call)
+
+
 def _leaks(facts: Facts, function: ast.AST, scope: Scope) -> list[_Leak]:
     tensors = function_tensors(facts, function)
     if tensors is None:
         return []
-    body = function.body if isinstance(getattr(function, "body", None), list) else []
     found: list[_Leak] = []
-    for node in walk_body(body):
+    for node in body_nodes(facts, function, _LEAK_TYPES):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if not tensors.is_tensor(node.value):

@@ -5,7 +5,7 @@ import ast
 from ..facts.model import Facts, TfFunction
 from ..model import Severity
 from ..versions import VersionRange
-from ._tensors import Tensors, function_tensors, walk_body
+from ._tensors import Tensors, body_nodes, function_tensors
 from ._traced import function_name, traced_function_nodes, traced_functions
 from .base import Context, Proof, Rule, invalid, valid
 
@@ -166,15 +166,14 @@ class PythonListInTensorLoop(Rule):
 
     def _check_function(self, ctx: Context, tf_function: TfFunction, traced: ast.AST, function: ast.AST,
                         tensors: Tensors) -> None:
-        body = function.body if isinstance(getattr(function, "body", None), list) else []
-        lists = _local_lists(body)
+        lists = _local_lists(ctx.facts, function)
         if not lists:
             return
         reported: set[int] = set()
-        for loop in walk_body(body):
-            if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) or not _tensor_loop(loop, tensors, ctx.facts):
+        for loop in body_nodes(ctx.facts, function, (ast.For, ast.AsyncFor, ast.While)):
+            if not _tensor_loop(loop, tensors, ctx.facts):
                 continue
-            for node in walk_body(loop.body):
+            for node in body_nodes(ctx.facts, loop, (ast.Call, ast.AugAssign)):
                 grown = _grown_list(node)
                 if grown is None or id(node) in reported:
                     continue
@@ -201,10 +200,10 @@ class PythonListInTensorLoop(Rule):
                 )
 
 
-def _local_lists(body: list[ast.stmt]) -> dict[str, ast.stmt]:
+def _local_lists(facts: Facts, function: ast.AST) -> dict[str, ast.stmt]:
     """Names assigned an empty list (`[]`, `list()`) in the function body."""
     found: dict[str, ast.stmt] = {}
-    for node in walk_body(body):
+    for node in body_nodes(facts, function, (ast.Assign, ast.AnnAssign)):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             value = node.value
             is_list = isinstance(value, ast.List) or (

@@ -5,7 +5,7 @@ import ast
 from ..facts.model import Facts, TfFunction
 from ..model import Severity
 from ..versions import VersionRange
-from ._tensors import Tensors, calls_of, function_params, function_tensors, is_method, walk_body
+from ._tensors import Tensors, body_nodes, calls_of, function_params, function_tensors, is_method, walk_body
 from ._traced import function_name, traced_function_nodes, traced_functions
 from .base import Context, Proof, Rule, invalid, valid
 
@@ -227,9 +227,10 @@ class PythonControlFlowOnTensor(Rule):
 
     def _without_autograph(self, ctx: Context, tf_function: TfFunction, traced: ast.AST,
                            function: ast.AST, tensors: Tensors) -> None:
-        body = function.body if isinstance(getattr(function, "body", None), list) else [function.body]
+        nodes = body_nodes(ctx.facts, function) if isinstance(getattr(function, "body", None), list) \
+            else walk_body([function.body])
         seen: set[int] = set()
-        for node in walk_body(body):
+        for node in nodes:
             tests: list[ast.expr] = []
             if isinstance(node, (ast.If, ast.While, ast.IfExp)):
                 tests.append(node.test)
@@ -260,9 +261,8 @@ class PythonControlFlowOnTensor(Rule):
 
     def _python_loop_exits(self, ctx: Context, tf_function: TfFunction, traced: ast.AST,
                            function: ast.AST, tensors: Tensors) -> None:
-        body = function.body if isinstance(getattr(function, "body", None), list) else []
-        for loop in walk_body(body):
-            if not isinstance(loop, (ast.For, ast.While)) or not _python_loop(ctx.facts, loop, tensors, function):
+        for loop in body_nodes(ctx.facts, function, (ast.For, ast.While)):
+            if not _python_loop(ctx.facts, loop, tensors, function):
                 continue
             for exit_stmt, condition in _tensor_exits(loop, tensors):
                 if isinstance(exit_stmt, ast.Return):
@@ -339,11 +339,13 @@ def _python_value(facts: Facts, expr: ast.expr, tensors: Tensors, function: ast.
     return False
 
 
+_NAME_BINDERS = (ast.Assign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AnnAssign, ast.NamedExpr)
+
+
 def _python_name(facts: Facts, name: str, tensors: Tensors, function: ast.AST) -> bool:
     """Every value the name is given in the function is a Python int (a parameter: every call passes one)."""
     values: list[ast.expr] = []
-    body = function.body if isinstance(getattr(function, "body", None), list) else []
-    for node in walk_body(body):
+    for node in body_nodes(facts, function, _NAME_BINDERS):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
             values.append(node.value)
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:

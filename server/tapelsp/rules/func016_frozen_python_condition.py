@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from ..facts.model import Facts, TfFunction
 from ..model import Severity
 from ..versions import VersionRange
-from ._tensors import Tensors, dotted, function_tensors, walk_body
+from ._tensors import Tensors, body_nodes, dotted, function_tensors
 from ._traced import function_name, traced_function_nodes, traced_functions
 from .base import Context, Proof, Rule, invalid, valid
 
@@ -261,10 +261,7 @@ class FrozenPythonCondition(Rule):
                         tensors: Tensors, traced: set[ast.AST]) -> None:
         facts = ctx.facts
         owner = facts.function_scopes[function].enclosing_class
-        body = function.body if isinstance(getattr(function, "body", None), list) else []
-        for node in walk_body(body):
-            if not isinstance(node, (ast.If, ast.While, ast.IfExp)):
-                continue
+        for node in body_nodes(facts, function, (ast.If, ast.While, ast.IfExp)):
             test = node.test
             if _has_tensor(test, tensors) or (isinstance(node, ast.If) and _raises(node.body)):
                 continue  # a tensor condition (converted), or a validation that fails at trace time
@@ -352,8 +349,7 @@ def _mutations_in(facts: Facts, owner: ast.AST) -> dict[str, _Mutation]:
     if found is not None:
         return found
     found = {}
-    body = owner.body if isinstance(getattr(owner, "body", None), list) else []
-    for node in walk_body(body):
+    for node in body_nodes(facts, owner, (ast.Call, ast.Assign, ast.AugAssign, ast.Delete)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
             key = _container(node.func.value)
             if key is not None:
@@ -399,7 +395,7 @@ def _setup_methods(facts: Facts, owner: ast.ClassDef) -> set[ast.AST]:
     pending = list(found)
     while pending:
         method = pending.pop()
-        for sub in walk_body(method.body):
+        for sub in body_nodes(facts, method, (ast.Call,)):
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
                     and isinstance(sub.func.value, ast.Name) and sub.func.value.id == "self":
                 callee = methods.get(sub.func.attr)
