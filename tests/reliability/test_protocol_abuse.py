@@ -25,6 +25,7 @@ What the server does with each kind of abuse:
 - a 20 MB document: kept, not analysed (a log line says why), memory bounded;
 - 2,000 requests and notifications without waiting: all answered, memory bounded, the
   last state right;
+- a request before `initialize`: ServerNotInitialized (-32002), a notification dropped;
 - a request after `shutdown`: InvalidRequest, and `exit` still ends the server with 0.
 
 The text the server holds is checked through the positions of its diagnostics: the same
@@ -50,6 +51,7 @@ MEMORY_BOUND_KB = 1536 * 1024  # 1.5 GB: generous; the server holds a 20 MB text
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
 REQUEST_CANCELLED = -32800
+SERVER_NOT_INITIALIZED = -32002
 
 
 def uri_of(name: str) -> str:
@@ -396,6 +398,21 @@ def test_a_flood_of_two_thousand_messages(tmp_path):
               f"server peak RSS {peak / 1024:.0f} MB")
         assert peak < MEMORY_BOUND_KB
         assert wire.alive() and wire.framing_errors == []
+    finally:
+        wire.close()
+
+
+def test_before_initialize_requests_are_refused_and_notifications_dropped(tmp_path):
+    wire = WireClient(tmp_path)
+    try:
+        answer = wire.request("textDocument/hover", {"textDocument": {"uri": ANCHOR}, "position": POSITION})
+        assert answer["error"]["code"] == SERVER_NOT_INITIALIZED
+        wire.open(ANCHOR, "import tensorflow as tf\n")  # dropped: the document is not open afterwards
+        wire.initialize()
+        assert wire.request("tapelsp/status")["result"]["documents"] == []
+        wire.open(ANCHOR, LEARNER)
+        healthy(wire)
+        assert wire.shutdown() == 0
     finally:
         wire.close()
 

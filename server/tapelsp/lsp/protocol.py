@@ -9,7 +9,8 @@
 - Strings and integers in parameters must be strings and integers (cattrs would convert).
 - Standard input is read by `serve_stdio` instead of pygls's loop: the framing survives
   anything (`framing`), a body that is not JSON is answered with ParseError (-32700), a
-  value that is not a JSON-RPC 2.0 message with InvalidRequest (-32600), a request after
+  value that is not a JSON-RPC 2.0 message with InvalidRequest (-32600), a request before
+  `initialize` with ServerNotInitialized (-32002) (a notification is dropped), after
   `shutdown` with InvalidRequest, and a message without `params` is read as `params: null`.
 """
 
@@ -47,6 +48,7 @@ def _strict(kind: type, previous: Any):
 class TapeProtocol(LanguageServerProtocol):
     def __init__(self, server: Any, converter: Any) -> None:
         super().__init__(server, converter)
+        self.initialize_received = False  # `serve_stdio` answers requests before it with -32002
         # cattrs would turn 12 into "12" and "9" into 9: a parameter of the wrong type is
         # InvalidParams (a request) or an ignored notification, never a guess.
         for kind in (str, int, bool):
@@ -109,6 +111,7 @@ class TapeProtocol(LanguageServerProtocol):
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
+SERVER_NOT_INITIALIZED = -32002
 QUEUED_MESSAGES = 8  # read ahead of the handlers; the reader waits when the queue is full
 
 
@@ -160,11 +163,20 @@ def receive(protocol: "TapeProtocol", item: Incoming) -> None:
     if protocol._shutdown and "id" in data and data.get("method") not in (None, types.EXIT):
         _send_error(protocol, data["id"], INVALID_REQUEST, "tapelsp: the server is shutting down")
         return
+    method = data.get("method")
+    if not protocol.initialize_received and method not in (None, types.INITIALIZE, types.EXIT):
+        if "id" in data:  # LSP: an error for a request before initialize, notifications dropped
+            _send_error(protocol, data["id"], SERVER_NOT_INITIALIZED, "tapelsp: initialize first")
+        else:
+            log.warning("%s before initialize: ignored", method)
+        return
     try:
         message = protocol.structure_message(data)
     except JsonRpcException as error:  # requests were answered with InvalidParams already
         log.warning("unreadable %s %r: %s", "request" if "id" in data else "message", data.get("method"), error)
         return
+    if method == types.INITIALIZE:
+        protocol.initialize_received = True
     try:
         protocol.handle_message(message)
     except Exception as error:  # noqa: BLE001 - one bad message must not end the server
