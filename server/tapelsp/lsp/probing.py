@@ -144,6 +144,7 @@ class Probes:
             self.refuse(stale)
         if key in self.running:
             self.refuse(f"a probe of {os.path.basename(path)} is already running")
+        self.running[key] = Running(ProbeProcess(), RUN)  # taken now: the awaits below let others in
         settings = self.settings()
         seconds = settings.timeout
         if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
@@ -153,7 +154,11 @@ class Probes:
         job = ProbeJob(RUN, path, snapshot.settings, python=settings.python, timeout=seconds)
         name = os.path.basename(path)
         python = settings.python or "the server's Python"
-        progress = await self.progress_start(token, f"tapelsp: probing {name}", f"starting a kernel ({python})")
+        try:
+            progress = await self.progress_start(token, f"tapelsp: probing {name}", f"starting a kernel ({python})")
+        except BaseException:
+            self.running.pop(key, None)
+            raise
         ticker = asyncio.ensure_future(self._tick(progress, name, seconds))
         try:
             outcome = await self._run(key, job, seconds + START_ALLOWANCE, progress)
@@ -192,9 +197,11 @@ class Probes:
         """The probe's outcome. Cancelling the request (`$/cancelRequest`) or the progress
         (`window/workDoneProgress/cancel`, the way a workspace/executeCommand is cancelled)
         stops the probe process and its kernel."""
-        process = ProbeProcess()
-        running = Running(process, job.mode)
-        self.running[key] = running
+        running = self.running.get(key)
+        if running is None or running.mode != job.mode or running.process.process is not None:
+            running = Running(ProbeProcess(), job.mode)
+            self.running[key] = running
+        process = running.process
         self.runs += 1
         cancelled = asyncio.Event()
         watched = self.session.server.work_done_progress.tokens.get(progress) if progress is not None else None
@@ -347,6 +354,10 @@ class Probes:
             self.refuse("no kernel connection file is known for this document (pass one to tapelsp.attach, or "
                         f"set notebookDocument.metadata.{METADATA_KEY}.connectionFile)")
         assert attachment is not None
+        if key in self.running:
+            if quiet:
+                raise ProbeRefused("a probe of this document is running")
+            self.refuse("a probe of this document is already running")
         snapshot = session.snapshot_of(key)
         assert snapshot is not None
         source = snapshot.source
