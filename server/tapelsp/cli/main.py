@@ -155,7 +155,8 @@ def _check_jobs(jobs: list[Job], options: Options, cache: ResultCache | None,
     found: list[FileResult | None] = [None] * len(jobs)
     missing: list[int] = []
     for index, job in enumerate(jobs):
-        hit = _cached(cache, job) if cache is not None else None
+        # An empty cache (first run, new tapelsp build) cannot hit: do not read the files twice.
+        hit = _cached(cache, job) if cache is not None and cache.entries else None
         if hit is None:
             missing.append(index)
         else:

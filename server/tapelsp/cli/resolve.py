@@ -29,6 +29,8 @@ class Resolver:
     def __init__(self, options: Options, cwd: str | None = None) -> None:
         self.options = options
         self.cwd = absolute(cwd or os.getcwd())
+        # Every file's path is made absolute several times (exclusion, configuration, display).
+        self._absolute: dict[str, str] = {}
         self._locator = ConfigLocator()
         # --config replaces discovery; ConfigError here ends the run with exit 2.
         self._fixed: ProjectConfig | None = (load_pyproject(self.absolute(options.config), required=True)
@@ -37,7 +39,10 @@ class Resolver:
 
     def absolute(self, path: str) -> str:
         """A path from the command line, absolute against this run's working directory."""
-        return absolute(path, self.cwd)
+        found = self._absolute.get(path)
+        if found is None:
+            found = self._absolute[path] = absolute(path, self.cwd)
+        return found
 
     # -- configuration ------------------------------------------------------------
     def config_for_directory(self, directory: str) -> ProjectConfig | None:
