@@ -59,13 +59,19 @@ class Def:
         return position(self.stmt)
 
     def names_used(self) -> list[ast.Name]:
-        """Name loads in the value (and, for `x += ...`, the old value of x)."""
+        """Name loads in the value (and, for `x += ...`, the old value of x). Computed once per
+        definition; the list is shared, do not change it."""
+        found = self.__dict__.get("_names_used")
+        if found is not None:
+            return found
         if self.value is None:
-            return []
-        found = [n for n in _walk_same_scope(self.value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-        if self.kind == "augassign":
-            found.append(ast.Name(id=self.name, ctx=ast.Load(), lineno=self.stmt.lineno,
-                                  col_offset=self.stmt.col_offset))
+            found = []
+        else:
+            found = [n for n in _walk_same_scope(self.value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+            if self.kind == "augassign":
+                found.append(ast.Name(id=self.name, ctx=ast.Load(), lineno=self.stmt.lineno,
+                                      col_offset=self.stmt.col_offset))
+        self.__dict__["_names_used"] = found
         return found
 
     def recorded_by(self, tape: Tape) -> bool:

@@ -173,5 +173,15 @@ class Facts:
             out.extend(self.calls_by_name.get(name, ()))
         return out
 
+    def tapes_in(self, scope: Scope) -> list[Tape]:
+        """The tapes of `scope`, in the order of `tapes` (indexed on first use, after the build)."""
+        index: dict[int, list[Tape]] | None = self.__dict__.get("_tapes_by_scope")
+        if index is None:
+            index = {}
+            for tape in self.tapes:
+                index.setdefault(id(tape.scope), []).append(tape)
+            self.__dict__["_tapes_by_scope"] = index
+        return index.get(id(scope), [])
+
     def has_mode(self, *kinds: str) -> bool:
         return any(marker.kind in kinds for marker in self.modes)

@@ -308,7 +308,7 @@ def _collect(facts: Facts) -> list[GradCall]:
             continue
         flow = flow_of(facts, scope)
         index = scope_index(facts, scope)
-        tapes = [t for t in facts.tapes if t.scope is scope and t.name in names]
+        tapes = [t for t in facts.tapes_in(scope) if t.name in names]
         reentered = _reentries(scope)
         for site, method in sites:
             found = _resolve(site, flow, index, tapes)

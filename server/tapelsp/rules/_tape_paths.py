@@ -162,8 +162,8 @@ class PathResult:
 def _tape_for(facts: Facts, site: CallSite) -> Tape | None:
     here = position(site.node)
     best: Tape | None = None
-    for tape in facts.tapes:
-        if tape.scope is site.scope and tape.name == site.receiver and position(tape.node) < here:
+    for tape in facts.tapes_in(site.scope):
+        if tape.name == site.receiver and position(tape.node) < here:
             if best is None or position(tape.node) >= position(best.node):
                 best = tape
     return best

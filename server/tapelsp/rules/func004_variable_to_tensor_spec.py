@@ -240,8 +240,8 @@ def _rebound(node: ast.AST, param: str) -> bool:
 def _variable_use(param: str, body: Scope, values: Values) -> tuple[ast.AST, str] | None:
     """The first `tape.gradient(y, param)` with an unwatching tape, or `param.assign(...)`."""
     facts = values.facts
-    for tape in facts.tapes:
-        if tape.scope is not body or tape.name is None:
+    for tape in facts.tapes_in(body):
+        if tape.name is None:
             continue
         watched = any(_mentions(arg, param) for site in tape.uses("watch") for arg in site.node.args)
         if watched:

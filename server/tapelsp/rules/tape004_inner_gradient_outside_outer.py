@@ -163,7 +163,7 @@ class InnerGradientOutsideOuter(Rule):
             entry = outer.entry
             if entry is None or outer.target is None or outer.asks_zeros:
                 continue
-            if not any(encloses(entry, t) for t in ctx.facts.tapes if t.scope is entry.scope):
+            if not any(encloses(entry, t) for t in ctx.facts.tapes_in(entry.scope)):
                 continue  # no tape nested in this one: no higher-order derivative here
             holders = _holders(outer, by_node)
             if not holders:

@@ -252,7 +252,7 @@ class VariableRebound(Rule):
         if outer_loops:
             # The next iteration uses the tensor: a bug when a tape reads it there.
             loop = outer_loops[0]
-            tapes = [t for t in ctx.facts.tapes if t.scope is scope and t.item is not None and inside(t.node, loop)]
+            tapes = [t for t in ctx.facts.tapes_in(scope) if t.item is not None and inside(t.node, loop)]
             for load in scope.loads.get(name, ()):
                 if inside(load, loop) and any(inside(load, t.node) for t in tapes):
                     return True

@@ -128,8 +128,8 @@ class PersistentTapeNotReleased(Rule):
 
 def _opened_later(ctx: Context, tape: Tape) -> bool:
     """`tape = tf.GradientTape(persistent=True)` followed by `with tape:` has its own record."""
-    return any(other is not tape and other.scope is tape.scope and other.name == tape.name
-               and other.item is not None and other.call is tape.call for other in ctx.facts.tapes)
+    return any(other is not tape and other.name == tape.name
+               and other.item is not None and other.call is tape.call for other in ctx.facts.tapes_in(tape.scope))
 
 
 def _flow_scope(scope: Scope) -> Scope:
