@@ -5,6 +5,12 @@ sends the job and awaits the result. A caller that is cancelled while its job ru
 does not break the worker: the job finishes in the background and the worker is
 handed on. A job that runs longer than `timeout` seconds, or a worker that dies,
 costs that worker (it is replaced) and raises `WorkerError` for that job only.
+
+A job whose caller was cancelled (the document was closed) and that is still running
+`abandon_after` seconds later costs its worker too: it is killed and replaced, so that
+nobody waits behind work nobody wants. A worker that runs out of memory (its ceiling is
+`memory_mb`, `TAPELSP_WORKER_MEMORY_MB`, default 2048) is replaced and the job fails.
+Workers never outlive the server, however it ends (see `worker_limits`).
 """
 
 from __future__ import annotations
@@ -19,14 +25,18 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from . import jobs
-from .worker import HEADER
+from . import jobs, worker_limits
+from .worker import DEFAULT_MEMORY_MB, HEADER, OUT_OF_MEMORY
 
 log = logging.getLogger("tapelsp.lsp")
 
 DIAGNOSTICS = 0  # priorities: what the user is waiting for first
 FIXES = 1
 BACKGROUND = 2
+
+# Seconds an abandoned job may still run before its worker is killed: about what a worker
+# takes to start, so that a nearly finished job is not thrown away for a restart.
+ABANDON_AFTER = 5.0
 
 
 class WorkerError(Exception):
@@ -84,9 +94,12 @@ class _Waiter:
 
 
 class WorkerPool:
-    def __init__(self, size: int = 2, timeout: float = 600.0) -> None:
+    def __init__(self, size: int = 2, timeout: float = 600.0, *, memory_mb: Optional[int] = None,
+                 abandon_after: float = ABANDON_AFTER) -> None:
         self.size = max(1, size)
         self.timeout = timeout
+        self.memory_mb = worker_limits.memory_setting(DEFAULT_MEMORY_MB) if memory_mb is None else memory_mb
+        self.abandon_after = abandon_after
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
         self._waiting: list[_Waiter] = []
@@ -113,6 +126,11 @@ class WorkerPool:
         self._starting += 1
         try:
             command, env = worker_command()
+            # The worker checks it still has this parent (`worker_limits.guard_parent`). Workers
+            # are started from the event loop's thread, the main thread, which lives as long as
+            # the server: Linux kills a worker when the thread that started it ends.
+            env[worker_limits.PARENT_VARIABLE] = str(os.getpid())
+            env[worker_limits.MEMORY_VARIABLE] = str(self.memory_mb)
             process = await asyncio.create_subprocess_exec(
                 *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env)
         except OSError as error:
@@ -127,6 +145,9 @@ class WorkerPool:
         self._release(worker)
 
     def _replace(self, worker: _Worker, reason: str) -> None:
+        if worker not in self._all:  # replaced already (an abandoned job's worker, killed)
+            worker.kill()
+            return
         if not self._closed:
             log.warning("analysis worker %d replaced: %s", worker.pid, reason)
         worker.kill()
@@ -202,7 +223,11 @@ class WorkerPool:
         for _attempt in range(2):
             worker = await self._acquire(priority, prefer)
             task = asyncio.ensure_future(self._call(worker, job, timeout or self.timeout))
-            result = await asyncio.shield(task)
+            try:
+                result = await asyncio.shield(task)
+            except asyncio.CancelledError:
+                self._abandon(worker, task, job)
+                raise
             if not isinstance(result, _Died):
                 break
             # The worker was dead before or while it took the job (killed, out of memory):
@@ -213,6 +238,19 @@ class WorkerPool:
         if isinstance(result, jobs.Failed):
             raise WorkerError(result.message + (f"\n{result.detail}" if result.detail else ""))
         return result
+
+    def _abandon(self, worker: _Worker, task: asyncio.Future, job: Any) -> None:
+        """Nobody waits for `task` any more: give it `abandon_after` seconds, then kill its worker."""
+        if task.done():
+            return
+
+        def stop() -> None:
+            if not task.done():
+                self._replace(worker, f"nobody wanted its {type(job).__name__} job any more and it was "
+                                      f"still running {self.abandon_after:g} s later")
+
+        timer = asyncio.get_running_loop().call_later(self.abandon_after, stop)
+        task.add_done_callback(lambda _done: timer.cancel())
 
     async def _call(self, worker: _Worker, job: Any, timeout: float) -> Any:
         try:
@@ -228,5 +266,8 @@ class WorkerPool:
         except asyncio.CancelledError:
             self._replace(worker, "cancelled while running a job")
             raise
+        if isinstance(result, jobs.Failed) and result.message.startswith(OUT_OF_MEMORY):
+            self._replace(worker, result.message)  # it ends by itself too: a fresh one is started
+            return result
         self._release(worker)
         return result

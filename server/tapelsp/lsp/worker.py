@@ -6,7 +6,10 @@ pickle. File descriptor 1 is pointed at standard error before any job runs, so a
 `print` in a rule (or C code writing to fd 1) cannot corrupt the stream.
 
 Analysis runs here, never in the server process: the server's event loop stays free,
-a job that never ends can be killed, and a crash costs this process only.
+a job that never ends can be killed, and a crash costs this process only. A worker never
+outlives the server and caps its own memory (`worker_limits`); a job that runs out of it
+is answered with a `Failed` starting with `OUT_OF_MEMORY`, and the worker then ends (the
+pool starts a fresh one).
 """
 
 from __future__ import annotations
@@ -17,13 +20,25 @@ import struct
 import sys
 import time
 import traceback
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Optional
 
-from . import fix_offers, jobs
+from . import fix_offers, jobs, worker_limits
 
 HEADER = struct.Struct("!Q")
 # Findings the engine reports when a rule raised (it keeps the other rules' findings).
 RULE_ERROR = "TL004"
+OUT_OF_MEMORY = "the analysis ran out of memory"
+OUT_OF_MEMORY_EXIT_CODE = 3
+# The worker's address-space ceiling when `TAPELSP_WORKER_MEMORY_MB` is not set.
+DEFAULT_MEMORY_MB = 2048
+
+# For the tests only (tests/lsp/test_worker_lifetime.py), never set otherwise: a directory.
+# A Check job whose text holds HOLD_MARKER writes the worker's pid to `busy-<pid>` there, then
+# keeps the worker busy, in C code that holds the GIL, while the file `hold` exists (60 s at
+# most); one whose text holds ALLOCATE_MARKER allocates memory until the ceiling stops it.
+TEST_HOOKS_VARIABLE = "TAPELSP_TEST_ONLY_HOOKS"
+HOLD_MARKER = "# tapelsp-test-only: hold the worker"
+ALLOCATE_MARKER = "# tapelsp-test-only: allocate"
 
 
 def write_frame(stream: BinaryIO, value: Any) -> None:
@@ -49,7 +64,9 @@ class Engine:
     # A project index is rebuilt after this many jobs (its parsing budget is per index).
     PROJECT_JOBS = 100
 
-    def __init__(self) -> None:
+    def __init__(self, test_hooks: Optional[str] = None, memory_mb: int = 0) -> None:
+        self._test_hooks = test_hooks
+        self._memory_mb = memory_mb
         self._projects: dict[str, tuple[int, int, Any]] = {}
         self._targets: dict[tuple, Any] = {}
         self.offers = fix_offers.OfferStore()
@@ -88,6 +105,8 @@ class Engine:
         from ..notebook import check_notebook, code_cells, join_cells, map_violation, neutralise_magics
 
         source = job.source
+        if self._test_hooks is not None:
+            _run_test_hooks(self._test_hooks, source.text or "", self._memory_mb)
         project = self.project(job.project_root, job.project_generation)
         targets = self.targets(job.settings)
         offers = fix_offers.OfferSet(job.ident)
@@ -168,29 +187,74 @@ def _without_fix_on_changed_lines(violation: Any, original: str, neutralised: st
     return violation
 
 
+def _run_test_hooks(directory: str, text: str, memory_mb: int) -> None:
+    """See TEST_HOOKS_VARIABLE."""
+    if HOLD_MARKER in text:
+        with open(os.path.join(directory, f"busy-{os.getpid()}"), "w") as note:
+            note.write(str(os.getpid()))
+        hold = os.path.join(directory, "hold")
+        deadline = time.monotonic() + 60.0
+        while os.path.exists(hold) and time.monotonic() < deadline:
+            sum(range(3_000_000))  # one call in C, the GIL held throughout, like a huge ast.parse
+    if ALLOCATE_MARKER in text:
+        if memory_mb <= 0:
+            raise RuntimeError("the allocate test hook needs a memory ceiling")
+        chunks = []
+        for _ in range(2 * memory_mb // 64 + 1):  # twice the ceiling: it must fail before
+            chunks.append(bytearray(64 * 1024 * 1024))
+        raise RuntimeError(f"{len(chunks) * 64} MB were allocated under a ceiling of {memory_mb} MB")
+
+
 def main() -> int:
+    worker_limits.guard_parent(worker_limits.expected_parent())
+    memory_mb = worker_limits.memory_setting(DEFAULT_MEMORY_MB)
+    if not worker_limits.limit_memory(memory_mb):
+        memory_mb = 0
     # Keep the result stream private: fd 1 becomes standard error for everything else.
     output = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     source = sys.stdin.buffer
-    engine = Engine()
+    engine = Engine(os.environ.get(TEST_HOOKS_VARIABLE), memory_mb)
+    out_of_memory = jobs.Failed(f"{OUT_OF_MEMORY} (over the worker's ceiling of {memory_mb} MB)"
+                                if memory_mb else OUT_OF_MEMORY)
     while True:
         try:
             request_id, job = read_frame(source)
         except (EOFError, OSError):
             return 0
+        except MemoryError:
+            print("tapelsp worker: out of memory reading a job", file=sys.stderr)
+            return OUT_OF_MEMORY_EXIT_CODE
+        exhausted = False
         try:
             result = engine.run(job)
+        except MemoryError:
+            exhausted = True
         except RecursionError as error:
             result = jobs.Failed(f"RecursionError: {error}")
         except Exception as error:  # a bug: report it, stay alive for the next job
             frames = traceback.format_exception(type(error), error, error.__traceback__)
             result = jobs.Failed(f"{type(error).__name__}: {error}", "".join(frames[-3:]))
+        if exhausted:  # answered outside the except block: what the job held is freed by now
+            job = result = None
+            _answer(output, request_id, out_of_memory)
+            return OUT_OF_MEMORY_EXIT_CODE
         try:
             write_frame(output, (request_id, result))
+        except MemoryError:
+            result = None
+            _answer(output, request_id, out_of_memory)
+            return OUT_OF_MEMORY_EXIT_CODE
         except (BrokenPipeError, OSError):
             return 0
+
+
+def _answer(output: BinaryIO, request_id: int, result: Any) -> None:
+    try:
+        write_frame(output, (request_id, result))
+    except (BrokenPipeError, OSError, MemoryError):
+        pass
 
 
 if __name__ == "__main__":
