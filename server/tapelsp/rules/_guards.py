@@ -13,13 +13,15 @@ Two questions the tf.function rules share:
   (FUNC005, FUNC006).
 
 Both answers need the parents of nodes, which the facts do not record: `parents(facts)`
-builds that map once per file (a one-entry cache keyed by the tree).
+builds that map once per file (a one-entry cache keyed by the tree), one top-level
+statement at a time as rules ask.
 """
 
 from __future__ import annotations
 
 import ast
 import threading
+from bisect import bisect_left
 
 from ..facts.model import Facts
 from ..versions import Version
@@ -42,20 +44,67 @@ def variable_error(tensorflow: Version) -> str:
 _cache = threading.local()
 
 
-def parents(facts: Facts) -> dict[ast.AST, ast.AST]:
-    """Child node -> parent node, for the whole file (built on first use)."""
+def parents(facts: Facts) -> "_Parents":
+    """Child node -> parent node, for the whole file (`.get(child)`; filled on use)."""
     cached = getattr(_cache, "entry", None)
     if cached is not None and cached[0] is facts.tree:
         return cached[1]
-    found: dict[ast.AST, ast.AST] = {}
-    stack: list[ast.AST] = [facts.tree]
-    while stack:
-        node = stack.pop()
-        for child in ast.iter_child_nodes(node):
-            found[child] = node
-            stack.append(child)
+    found = _Parents(facts.tree)
     _cache.entry = (facts.tree, found)
     return found
+
+
+class _Parents:
+    """The parent map, built one top-level statement at a time: asking for a node's parent
+    fills the map for the top-level statement around it only (found by position), so rules
+    that ask about a few calls do not pay for a walk of the whole file. A node without a
+    position, or not found where its position says, makes the map whole (the walk the map
+    was built with before), so every answer is the one the whole map gives."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.tree = tree
+        self.map: dict[ast.AST, ast.AST] = {}
+        body = getattr(tree, "body", None)
+        self.top: list[ast.AST] = body if isinstance(body, list) else []
+        self.ends = [(stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0) for stmt in self.top]
+        self.filled: set[int] = set()
+        self.whole = not self.top
+        if self.whole:
+            self._fill_whole()
+        else:
+            for stmt in self.top:
+                self.map[stmt] = tree
+
+    def get(self, node: ast.AST, default: ast.AST | None = None) -> ast.AST | None:
+        found = self.map.get(node)
+        if found is not None or self.whole:
+            return found if found is not None else default
+        lineno = getattr(node, "lineno", None)
+        if lineno is not None:
+            index = bisect_left(self.ends, (lineno, getattr(node, "col_offset", 0) or 0))
+            if index < len(self.top) and index not in self.filled:
+                self.filled.add(index)
+                self._fill(self.top[index])
+                found = self.map.get(node)
+                if found is not None:
+                    return found
+        self._fill_whole()
+        found = self.map.get(node)
+        return found if found is not None else default
+
+    def _fill(self, root: ast.AST) -> None:
+        found = self.map
+        stack: list[ast.AST] = [root]
+        while stack:
+            node = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                found[child] = node
+                stack.append(child)
+
+    def _fill_whole(self) -> None:
+        self.map = {}
+        self._fill(self.tree)
+        self.whole = True
 
 
 def ancestors(node: ast.AST, facts: Facts):
