@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from ..facts.model import Facts, Scope, TfFunction
 
@@ -112,11 +112,12 @@ def _bind_target(names: ScopeNames, target: ast.expr, stmt: ast.AST, value: ast.
         _bind_target(names, target.value, stmt, None, "other")
 
 
-def scope_names(node: ast.AST) -> ScopeNames:
+def scope_names(node: ast.AST, nodes: Iterable[ast.AST] | None = None) -> ScopeNames:
+    """The names `node`'s scope binds; `nodes` is `own_nodes(node)` when the caller has it."""
     names = ScopeNames(node)
     for param in parameters(node):
         _add(names, param.arg, Assignment(node, None, "param"))
-    for current in own_nodes(node):
+    for current in own_nodes(node) if nodes is None else nodes:
         if current is node:
             continue
         if isinstance(current, ast.Assign):
@@ -161,6 +162,7 @@ class FileState:
     def __init__(self, facts: Facts) -> None:
         self.facts = facts
         self._names: dict[int, ScopeNames] = {}
+        self._own: dict[tuple[int, tuple[type, ...]], list[ast.AST]] = {}
         self._class_attrs: dict[int, dict[str, list[Assignment]]] = {}
         self._scope_of_node = {id(scope.node): scope for scope in facts.scopes}
 
@@ -168,7 +170,16 @@ class FileState:
         node = scope.node if isinstance(scope, Scope) else scope
         found = self._names.get(id(node))
         if found is None:
-            found = self._names[id(node)] = scope_names(node)
+            found = self._names[id(node)] = scope_names(node, self.own(node))
+        return found
+
+    def own(self, node: ast.AST, types: tuple[type, ...] = ()) -> list[ast.AST]:
+        """`own_nodes(node)` as a list, walked once per file; with `types`, only those nodes, in order."""
+        key = (id(node), types)
+        found = self._own.get(key)
+        if found is None:
+            found = [n for n in self.own(node) if isinstance(n, types)] if types else list(own_nodes(node))
+            self._own[key] = found
         return found
 
     def scope_for(self, node: ast.AST) -> Scope | None:

@@ -37,6 +37,7 @@ from typing import Any, Callable
 from ..facts.dataflow import Def, Flow, flow_of, inside, position
 from ..facts.model import CallSite, Facts, Scope, Tape
 from ..facts.names import dotted
+from ..facts.walk import statements_breadth_first
 
 DEAD, MAYBE, LIVE = 0, 1, 2
 
@@ -211,11 +212,14 @@ def _flow_scope(scope: Scope) -> Scope:
     return scope
 
 
-def _stop_recording_blocks(tape: Tape) -> list[ast.AST]:
+def _stop_recording_blocks(tape: Tape, facts: Facts | None = None) -> list[ast.AST]:
     cached = tape.__dict__.get("_stop_recording_blocks")
     if cached is not None:
         return cached
     found: list[ast.AST] = []
+    if facts is not None and not _any_stop_recording(facts):
+        tape.__dict__["_stop_recording_blocks"] = found
+        return found
     for node in ast.walk(tape.node):
         if isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
@@ -224,6 +228,15 @@ def _stop_recording_blocks(tape: Tape) -> list[ast.AST]:
                         and expr.func.attr == "stop_recording" and dotted(expr.func.value) == tape.name:
                     found.append(node)
     tape.__dict__["_stop_recording_blocks"] = found
+    return found
+
+
+def _any_stop_recording(facts: Facts) -> bool:
+    """Is there a `x.stop_recording()` call anywhere in the file? (Every `with` item's call is a
+    recorded call site.) Without one no tape has a paused block, and no tape body is walked."""
+    found = facts.__dict__.get("_any_stop_recording")
+    if found is None:
+        found = facts.__dict__["_any_stop_recording"] = any(site.method == "stop_recording" for site in facts.calls)
     return found
 
 
@@ -348,7 +361,7 @@ class Evaluator:
         self.cuts: dict[int, Cut] = {}
         self.maybe_cuts = 0  # cuts whose input was only MAYBE
         self.env: list[dict[str, int]] = []
-        self._paused = _stop_recording_blocks(tape)
+        self._paused = _stop_recording_blocks(tape, facts)
         self.calls_seen: list[ast.Call] = []  # model calls met (touch mode, for messages)
 
     # -- entry points --
@@ -963,7 +976,7 @@ def self_assignments(facts: Facts, cls: ast.ClassDef, attr: str) -> list[ast.exp
         for method in cls.body:
             if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
-            for node in ast.walk(method):
+            for node in statements_breadth_first(method):
                 if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                     continue
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]

@@ -12,11 +12,11 @@ tensor at that position. `x.shape[0]`, `len(x)`, `x.dtype`, `x.numpy()` are not 
 from __future__ import annotations
 
 import ast
-from collections import deque
 from typing import Iterable, Iterator
 
 from ..facts.model import Facts, Scope, TfFunction
 from ..facts.names import dotted
+from ..facts.walk import statements_breadth_first
 
 # Namespaces whose lowercase functions return tensors (or structures of tensors).
 _OP_NAMESPACES = (
@@ -294,28 +294,10 @@ def assignments(facts: Facts) -> list[ast.Assign | ast.AnnAssign]:
     """Every `=` and annotated assignment of the file, in one walk shared by the rules."""
     cache = facts.__dict__.get("_issue4_assignments")
     if cache is None:
-        cache = [node for node in _statements_breadth_first(facts.tree)
+        cache = [node for node in statements_breadth_first(facts.tree)
                  if isinstance(node, (ast.Assign, ast.AnnAssign))]
         facts.__dict__["_issue4_assignments"] = cache
     return cache
-
-
-_STATEMENT_FIELDS = ("body", "handlers", "orelse", "finalbody", "cases")
-
-
-def _statements_breadth_first(tree: ast.AST):
-    """The statements (with except handlers and match cases) of the tree in `ast.walk`'s order,
-    without visiting any expression: a statement's parent is always a statement, a handler, a
-    case or the module, so this walk meets them at the same depths and in the same order."""
-    queue = deque([tree])
-    while queue:
-        node = queue.popleft()
-        yield node
-        for name in node._fields:
-            if name in _STATEMENT_FIELDS:
-                value = getattr(node, name, None)
-                if isinstance(value, list):
-                    queue.extend(value)
 
 
 def _variable_attributes(facts: Facts) -> set[str]:

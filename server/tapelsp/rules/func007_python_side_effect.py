@@ -5,7 +5,7 @@ import ast
 from ..facts.model import Scope
 from ..model import Applicability, Severity
 from ..versions import VersionRange
-from ._python_state import (FileState, file_state, function_label, is_container, is_number, own_nodes,
+from ._python_state import (FileState, file_state, function_label, is_container, is_number,
                             self_attribute, traced_scopes)
 from ._fixes import unfixed
 from ._func_fixes import tf_alias
@@ -295,7 +295,7 @@ class PythonSideEffect(Rule):
     def check(self, ctx: Context) -> None:
         state = file_state(ctx.facts)
         for scope in traced_scopes(ctx.facts):
-            for node in own_nodes(scope.node):
+            for node in state.own(scope.node, _SIDE_EFFECT_NODES):
                 found = _side_effect(node, scope, state, ctx)
                 if found is None:
                     continue
@@ -366,6 +366,9 @@ def _tf_print(ctx: Context, call: ast.AST):
         return callee_fix(text, call, f"{alias}.print", f"Use `{alias}.print(...)`, which prints on every call",
                           Applicability.SAFE if safe else Applicability.UNSAFE, renames)
     return build
+
+
+_SIDE_EFFECT_NODES = (ast.Call, ast.Assign, ast.AugAssign, ast.Delete)  # what `_side_effect` looks at
 
 
 def _side_effect(node: ast.AST, scope: Scope, state: FileState, ctx: Context):

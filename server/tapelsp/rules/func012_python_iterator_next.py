@@ -124,7 +124,7 @@ class PythonIteratorNext(Rule):
     def check(self, ctx: Context) -> None:
         state = file_state(ctx.facts)
         for scope in traced_scopes(ctx.facts):
-            for node in own_nodes(scope.node):
+            for node in state.own(scope.node, (ast.Call,)):
                 if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "next"
                         and node.args and state.is_builtin(scope, "next")):
                     continue
