@@ -76,11 +76,13 @@ class _Parents:
                 self.map[stmt] = tree
 
     def get(self, node: ast.AST, default: ast.AST | None = None) -> ast.AST | None:
-        found = self.map.get(node)
-        if found is not None or self.whole:
-            return found if found is not None else default
         lineno = getattr(node, "lineno", None)
-        if lineno is not None:
+        if lineno is not None and not self.whole:
+            # Positioned nodes are never shared within a tree: a partial map's answer is final.
+            # (`Load()`, `Add()`... are shared and positionless: only the whole map answers.)
+            found = self.map.get(node)
+            if found is not None:
+                return found
             index = bisect_left(self.ends, (lineno, getattr(node, "col_offset", 0) or 0))
             if index < len(self.top) and index not in self.filled:
                 self.filled.add(index)
@@ -88,7 +90,8 @@ class _Parents:
                 found = self.map.get(node)
                 if found is not None:
                     return found
-        self._fill_whole()
+        if not self.whole:
+            self._fill_whole()
         found = self.map.get(node)
         return found if found is not None else default
 
