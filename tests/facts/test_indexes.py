@@ -156,3 +156,11 @@ def test_names_used_is_computed_once():
                          and isinstance(n.ctx, ast.Load)] if d.value is not None else []
                 assert first[:len(loads)] == loads
                 assert len(first) == len(loads) + (d.kind == "augassign" and d.value is not None)
+
+
+def test_children_are_iter_child_nodes_in_order():
+    from tapelsp.facts.walk import children
+
+    for text in SOURCES:
+        for node in ast.walk(ast.parse(text)):
+            assert children(node) == list(ast.iter_child_nodes(node))

@@ -14,6 +14,7 @@ from typing import Callable
 from ..text import SourceText
 from .model import Binding, CallSite, Facts, ModeMarker, Scope, Tape, TfFunction
 from .names import ImportTable, dotted
+from .walk import children as child_nodes
 
 GRADIENT_TAPE = "tensorflow.GradientTape"
 TF_FUNCTION = "tensorflow.function"
@@ -106,12 +107,12 @@ class _Walker:
             elif kind is ast.Attribute and isinstance(node.value, ast.Name) \
                     and isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
                 loads.setdefault(f"{node.value.id}.{node.attr}", []).append(node)  # type: ignore[attr-defined]
-            children = list(ast.iter_child_nodes(node))
+            children = child_nodes(node)
             children.reverse()
             stack.extend(children)
 
     def generic(self, node: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             self.visit(child)
 
     def visit_all(self, nodes) -> None:

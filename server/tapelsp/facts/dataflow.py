@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from .model import Facts, Scope, Tape
 from .names import dotted as _dotted
+from .walk import children as child_nodes
 
 Position = tuple[int, int]
 
@@ -182,7 +183,7 @@ def _walk_same_scope(node: ast.AST):
     while stack:
         current = stack.pop()
         yield current
-        for child in ast.iter_child_nodes(current):
+        for child in child_nodes(current):
             if isinstance(child, ast.Lambda):
                 continue
             stack.append(child)

@@ -24,6 +24,7 @@ import threading
 from bisect import bisect_left
 
 from ..facts.model import Facts
+from ..facts.walk import children as child_nodes
 from ..versions import Version
 
 FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -100,7 +101,7 @@ class _Parents:
         stack: list[ast.AST] = [root]
         while stack:
             node = stack.pop()
-            for child in ast.iter_child_nodes(node):
+            for child in child_nodes(node):
                 found[child] = node
                 stack.append(child)
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 from ..facts.model import Facts, Scope, TfFunction
+from ..facts.walk import children as child_nodes
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -42,7 +43,7 @@ def own_nodes(node: ast.AST) -> Iterator[ast.AST]:
             elif isinstance(current, ast.ClassDef):
                 stack.extend(reversed(current.decorator_list + current.bases))
             continue
-        stack.extend(reversed(list(ast.iter_child_nodes(current))))
+        stack.extend(reversed(child_nodes(current)))
 
 
 def parameters(node: ast.AST) -> list[ast.arg]:

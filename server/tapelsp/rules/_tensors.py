@@ -16,6 +16,7 @@ from typing import Iterable, Iterator
 
 from ..facts.model import Facts, Scope, TfFunction
 from ..facts.names import dotted
+from ..facts.walk import children as child_nodes
 from ..facts.walk import statements_breadth_first
 
 # Namespaces whose lowercase functions return tensors (or structures of tensors).
@@ -64,7 +65,7 @@ def walk_body(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
         yield node
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             continue
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        stack.extend(reversed(child_nodes(node)))
 
 
 def body_nodes(facts: Facts, owner: ast.AST, types: tuple[type, ...] = ()) -> list[ast.AST]:
