@@ -2,6 +2,7 @@
 
     python bench/profile_engine.py                    # tf_keras
     python bench/profile_engine.py --corpus tfp --top 40
+    python bench/profile_engine.py --generated 3000 10000   # the editor benchmark's files
 
 Two passes over the same files, one process, one core:
 1. plain timing, no profiler, with Python's cyclic GC on (as the CLI runs) and off:
@@ -122,10 +123,20 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25, help="functions to list by cumulative and own time")
     parser.add_argument("--out", metavar="FILE", help="save the raw cProfile stats (for snakeviz etc.)")
     parser.add_argument("--server", metavar="DIR", help="profile the tapelsp imported from DIR instead of server/")
+    parser.add_argument("--generated", metavar="LINES", type=int, nargs="+",
+                        help="profile the generated TensorFlow files of bench/editor_latency.py of these sizes "
+                             "(e.g. 3000 10000) instead of a corpus")
     args = parser.parse_args()
-    env = corpus.ensure(quiet=True)
-    paths = corpus.python_files(env.corpus(args.corpus))
-    texts = read_all(paths)
+    if args.generated:
+        from editor_latency import generate
+
+        texts = [(f"generated-{size}.py", generate(size)) for size in args.generated]
+        paths = []
+        args.corpus = "generated " + ", ".join(f"{size:,}" for size in args.generated) + " lines"
+    else:
+        env = corpus.ensure(quiet=True)
+        paths = corpus.python_files(env.corpus(args.corpus))
+        texts = read_all(paths)
     lines = sum(t.count("\n") for _, t in texts)
 
     def check_all() -> int:
@@ -143,7 +154,7 @@ def main() -> None:
     facts_all = facts_pass(texts)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"tapelsp from {Path(tapelsp.__file__).parent}; load average {load}")
-    print(f"corpus {args.corpus}: {len(paths)} files, {lines:,} lines; best of {args.repeat}, one core, no profiler")
+    print(f"corpus {args.corpus}: {len(texts)} files, {lines:,} lines; best of {args.repeat}, one core, no profiler")
     print(f"  {'':40s} {'gc on':>8s} {'gc off':>8s}")
     print(f"  {'read every file (open + decode)':40s} {t_read:8.3f}")
     rows = [("ast.parse every file", parse_all), ("check_source every file (texts read)", check_all)]
