@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from ..model import Applicability, Edit, Fix, Range, Violation
-from .edits import apply_edits, fits, line_starts, parse_problem, to_position
+from .edits import TakenEdits, apply_edits, line_starts, parse_problem, to_position
 
 MAX_ROUNDS = 10
 
@@ -51,23 +51,19 @@ class FixResult:
 def choose(violations: Sequence[Violation], unsafe: bool) -> tuple[list[Violation], list[Violation]]:
     """The findings whose fixes go together this round (no overlapping edits), and the deferred ones."""
     taken: list[Violation] = []
-    edits: list[Edit] = []
+    edits = TakenEdits()
     deferred: list[Violation] = []
     for violation in sorted(violations, key=Violation.sort_key):
         fix = violation.fix
         if not applicable(fix, unsafe):
             continue
         assert fix is not None
-        if _overlaps_any(fix.edits, edits):
+        if not edits.fit(fix.edits):
             deferred.append(violation)
             continue
         taken.append(violation)
-        edits.extend(fix.edits)
+        edits.add(fix.edits)
     return taken, deferred
-
-
-def _overlaps_any(edits: Sequence[Edit], taken: Sequence[Edit]) -> bool:
-    return not fits(edits, taken)
 
 
 def _apply_round(text: str, chosen: list[Violation], problems: list[str],

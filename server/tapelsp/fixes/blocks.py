@@ -18,16 +18,16 @@ Importing this module imports libcst: rules import it inside their fix builders 
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 from typing import Callable, Sequence, TypeVar, Union
 
 import libcst as cst
 
 from ..model import Applicability, Fix
-from ..text import SourceText
 from . import cst as cstu
 from .cst import FixNotPossible
-from .edits import _split_keepends
+from .per_source import lines_keepends, per_node, source_text, statement_spans
 
 Block = Union[cst.IndentedBlock, cst.Module]
 _COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
@@ -62,13 +62,13 @@ def _parse_around(text: str, nodes: list[ast.AST]) -> cstu.Parsed:
     `if True:` lines that open blocks to its indentation, so every column stays the file's."""
     tree = _tree(text)
     function = None
-    for node in ast.walk(tree):
+    for node in _walk_around(tree, min(n.lineno for n in nodes)):  # type: ignore[attr-defined]
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.col_offset > 0 \
                 and all(_spans(node, n) for n in nodes) and (function is None or _spans(function, node)):
             function = node
     if function is None:
         return cstu.parse_region(text, tree, nodes)
-    lines = _split_keepends(text)
+    lines = lines_keepends(text)
     first = min([function.lineno] + [d.lineno for d in function.decorator_list])
     last = function.end_lineno or function.lineno
     prefix = lines[first - 1][:function.col_offset]
@@ -90,6 +90,16 @@ def _parse_around(text: str, nodes: list[ast.AST]) -> cstu.Parsed:
     return parsed
 
 
+def _walk_around(tree: ast.Module, line: int):
+    """The nodes of the top-level statement holding 1-based `line` (a nested function that
+    holds a node there is one of them), without walking the rest of the file."""
+    spans = statement_spans(tree)
+    if not spans.ordered:
+        return ast.walk(tree)
+    at = bisect.bisect_right(spans.firsts, line) - 1
+    return ast.walk(tree.body[at]) if at >= 0 else iter(())
+
+
 def _spans(outer: ast.AST, inner: ast.AST) -> bool:
     return (outer.lineno, outer.col_offset) <= (inner.lineno, inner.col_offset) and \
         (inner.end_lineno or 0, inner.end_col_offset or 0) <= (outer.end_lineno or 0, outer.end_col_offset or 0)
@@ -101,7 +111,7 @@ class Rewrite:
 
     def __init__(self, text: str, around: Sequence[ast.AST] = ()) -> None:
         self.text = text
-        self.source = SourceText(text)
+        self.source = source_text(text)
         nodes = [node for node in around if node is not None and hasattr(node, "lineno")]
         self.parsed = _parse_around(text, nodes) if nodes else cstu.parse(text)
         self._first_line = 0 if not nodes else min(n.lineno for n in nodes) - 1
@@ -295,14 +305,24 @@ def next_statement(text: str, stmt: ast.stmt) -> ast.stmt | None:
     """The statement after `stmt` in its statement list (of the tree of `text`), if any."""
     key = (stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset)
     tree = _tree(text)
-    same = next((node for node in ast.walk(tree) if isinstance(node, ast.stmt)
-                 and (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset) == key), None)
+    same = _statements_by_place(tree).get(key)
     found = containing_body(tree, same) if same is not None else None
     if found is None:
         return None
     body = found[1]
     index = next((i for i, s in enumerate(body) if s is same), None)
     return body[index + 1] if index is not None and index + 1 < len(body) else None
+
+
+@per_node
+def _statements_by_place(tree: ast.AST) -> dict[tuple, ast.stmt]:
+    """(line, column, end line, end column) -> the first statement of `tree` there (in
+    `ast.walk` order). Found once per tree: every fix of the file looks statements up."""
+    found: dict[tuple, ast.stmt] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            found.setdefault((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset), node)
+    return found
 
 
 def parents(tree: ast.AST) -> dict[int, ast.AST]:

@@ -10,6 +10,7 @@ Importing this module imports libcst: rules import it inside their fix builders 
 
 from __future__ import annotations
 
+import bisect
 import functools
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Union
@@ -20,7 +21,8 @@ from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, Posi
 import ast
 
 from ..model import Applicability, Edit, Fix, Position, Range
-from .edits import _split_keepends, newline_of, text_edits, with_newline
+from .edits import newline_of, text_edits, with_newline
+from .per_source import lines_keepends, statement_spans
 
 Replacement = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
 Change = Callable[[cst.CSTNode], Replacement]
@@ -124,7 +126,17 @@ def parse_region(text: str, tree: ast.Module, nodes: list[ast.AST], *, with_prev
     if not body or not nodes:
         return parse(text)
 
+    spans = statement_spans(tree)
+
     def index_of(line: int) -> int:
+        if spans.ordered:
+            # The first statement spanning `line`: those starting at or before it end a run
+            # (up to `last`), those ending at or after it start one (from `first`).
+            last = bisect.bisect_right(spans.firsts, line) - 1
+            first = bisect.bisect_left(spans.lasts, line)
+            if first <= last:
+                return first
+            raise LookupError(f"no top-level statement at line {line}")
         for index, stmt in enumerate(body):
             if _first_line(stmt) <= line <= (stmt.end_lineno or stmt.lineno):
                 return index
@@ -141,7 +153,7 @@ def parse_region(text: str, tree: ast.Module, nodes: list[ast.AST], *, with_prev
         last += 1
     start = (body[first - 1].end_lineno or 0) if first > 0 else 0  # 0-based: the line after the one before
     end = body[last].end_lineno or body[last].lineno  # 0-based exclusive
-    lines = _split_keepends(text)
+    lines = lines_keepends(text)
     if start == 0 and end >= len(lines):
         return parse(text)
     return parse("".join(lines[start:end]), start)

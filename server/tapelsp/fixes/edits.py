@@ -8,6 +8,7 @@ imports libcst; the engine uses it to check every fix it is given.
 from __future__ import annotations
 
 import ast
+import bisect
 import difflib
 import re
 from typing import Iterable, Sequence
@@ -26,7 +27,7 @@ def line_starts(text: str) -> list[int]:
     return [0] + [match.end() for match in _NEWLINE.finditer(text)]
 
 
-def line_ending_at(text: str, starts: list[int], line: int) -> int:
+def line_ending_at(text: str, starts: Sequence[int], line: int) -> int:
     """Offset just after the last character of `line`, before its line ending."""
     if line + 1 < len(starts):
         end = starts[line + 1]
@@ -36,7 +37,7 @@ def line_ending_at(text: str, starts: list[int], line: int) -> int:
     return len(text)
 
 
-def to_offset(text: str, starts: list[int], position: Position) -> int:
+def to_offset(text: str, starts: Sequence[int], position: Position) -> int:
     if not 0 <= position.line < len(starts):
         raise EditError(f"line {position.line + 1} is past the end of the text ({len(starts)} lines)")
     end = line_ending_at(text, starts, position.line)
@@ -85,10 +86,15 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     ordered = sorted(edits, key=lambda edit: (edit.range.start, edit.range.end))
     if not ordered:
         return text
-    starts = line_starts(text)
-    newline = newline_of(text)
+    return apply_sorted_edits(text, ordered, line_starts(text), newline_of(text), 0, len(text))
+
+
+def apply_sorted_edits(text: str, ordered: Sequence[Edit], starts: Sequence[int], newline: str,
+                       begin_at: int, end_at: int) -> str:
+    """`text[begin_at:end_at]` with the edits (sorted by position, all inside that part) applied;
+    `starts` and `newline` are the whole text's (`line_starts`, `newline_of`)."""
     out: list[str] = []
-    cursor = 0
+    cursor = begin_at
     previous: Range | None = None
     for edit in ordered:
         if previous is not None and overlapping(previous, edit.range):
@@ -101,7 +107,7 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
         out.append(with_newline(edit.new_text, newline))
         cursor = end
         previous = edit.range
-    out.append(text[cursor:])
+    out.append(text[cursor:end_at])
     return "".join(out)
 
 
@@ -112,6 +118,45 @@ def fits(edits: Sequence[Edit], taken: Sequence[Edit]) -> bool:
             if overlapping(edit.range, other.range):
                 return False
     return True
+
+
+class TakenEdits:
+    """Edits taken so far, none overlapping another: whether more edits fit among them
+    (`fits` on all of them) costs a bisection each, not a pass over every edit taken.
+
+    Kept in position order; as no two overlap, each one ends where or before the next starts,
+    so their ends are in order too and the edits a new one could overlap are together."""
+
+    def __init__(self) -> None:
+        self._keys: list[tuple[Position, Position]] = []  # (start, end) of each, in order
+        self._ends: list[Position] = []
+
+    def fit(self, edits: Sequence[Edit]) -> bool:
+        """Whether no edit of `edits` overlaps another of them or one taken (`fits`)."""
+        for index, edit in enumerate(edits):
+            if self._overlaps(edit.range):
+                return False
+            if any(overlapping(edit.range, other.range) for other in edits[index + 1:]):
+                return False
+        return True
+
+    def add(self, edits: Iterable[Edit]) -> None:
+        """Take `edits` (which must `fit`)."""
+        for edit in edits:
+            key = (edit.range.start, edit.range.end)
+            at = bisect.bisect_right(self._keys, key)
+            self._keys.insert(at, key)
+            self._ends.insert(at, edit.range.end)
+
+    def _overlaps(self, rng: Range) -> bool:
+        # Every edit `rng` overlaps ends at or after its start and starts at or before its end.
+        at = bisect.bisect_left(self._ends, rng.start)
+        while at < len(self._keys) and self._keys[at][0] <= rng.end:
+            start, end = self._keys[at]
+            if overlapping(Range(start, end), rng):
+                return True
+            at += 1
+        return False
 
 
 def _split_keepends(text: str) -> list[str]:

@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..model import Applicability, Fix
-from ..text import SourceText
 from . import cst as cstu
 from .names import attribute_names, bindings, fresh, identifiers
+from .per_source import parents as tree_parents, per_node, source_text
 
 # Attributes that Keras layers and models and tf.Module define (public and private ones
 # a subclass could trip over). A hoisted attribute never takes one of these names.
@@ -122,21 +122,13 @@ def hoist_fix(text: str, tree: ast.Module, call: ast.Call, function: ast.AST, *,
 
 # --- deciding ----------------------------------------------------------------------------
 
-def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
-    parents: dict[ast.AST, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
-    return parents
-
-
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
            ast.DictComp, ast.GeneratorExp)
 
 
 def plan_hoist(tree: ast.Module, call: ast.Call, function: ast.FunctionDef | ast.AsyncFunctionDef,
                base_name: str = "variable") -> Plan | None:
-    parents = _parents(tree)
+    parents = tree_parents(tree)  # found once per tree: a file's every hoist asks
     # The statement of `function` that holds the call, with nothing scope-making in between.
     node: ast.AST = call
     stmt: ast.stmt | None = None
@@ -236,14 +228,14 @@ def plan_hoist(tree: ast.Module, call: ast.Call, function: ast.FunctionDef | ast
     used = identifiers(tree)
     if classdef is not None:
         dest = "class"
-        taken = attribute_names(tree) | _class_body_names(classdef) | {"self"}
+        taken = [attribute_names(tree), _class_body_names(classdef), {"self"}]
         if _has_bases(classdef):
-            taken |= RESERVED_ATTRIBUTES
+            taken.append(RESERVED_ATTRIBUTES)
         if form == "attr":
             name = attr  # type: ignore[assignment]
         else:
             stem = local or base_name
-            name = fresh([f"_{stem}", stem] if guard else [stem, f"_{stem}"], stem, taken)
+            name = fresh([f"_{stem}", stem] if guard else [stem, f"_{stem}"], stem, *taken)
     else:
         dest = "scope"
         outside = identifiers(tree, skip=function)
@@ -251,7 +243,7 @@ def plan_hoist(tree: ast.Module, call: ast.Call, function: ast.FunctionDef | ast
             name = local  # used nowhere else: the function's reads stay as they are
         else:
             stem = f"{function.name}_{local or base_name}"
-            name = fresh([stem, f"_{stem}"], stem, used | _BUILTINS)
+            name = fresh([stem, f"_{stem}"], stem, used, _BUILTINS)
     init_assigns_name = bool(init) and name in _attributes_set_in(init)
     init_after: int | None = None
     if init:
@@ -399,25 +391,29 @@ def _available_before(name: str, function: ast.AST, tree: ast.Module, parents: d
     if scope_kind == "function":
         scopes.append(tree)
     for owner in scopes:
-        bound_before = bound_after = False
-        nodes = _own_nodes(owner) if not isinstance(owner, ast.Module) else _module_nodes(owner)
         if isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in _params(owner):
             return True
-        for node in nodes:
-            if name in bindings(node):
-                if getattr(node, "lineno", first_line) < first_line:
-                    bound_before = True
-                else:
-                    bound_after = True
-        if bound_before:
-            return True
-        if bound_after:
-            return False
+        first_binding = _first_binding_lines(owner).get(name)
+        if first_binding is not None:
+            # Bound before the function (the name has a value there), or only after it.
+            return first_binding < first_line
     return True  # a builtin, or from a star import: there before and after alike
 
 
-def _module_nodes(tree: ast.Module):
-    yield from _own_nodes(tree)
+@per_node
+def _first_binding_lines(owner: ast.AST) -> dict[str, float]:
+    """Each name the scope `owner` binds -> the first line binding it (infinity for a binding
+    without a line). Found once per scope: every hoist out of it asks for its names."""
+    first: dict[str, float] = {}
+    for node in _own_nodes(owner):
+        names = bindings(node)
+        if names:
+            line = getattr(node, "lineno", None)
+            line = float("inf") if line is None else line
+            for name in names:
+                if name not in first or line < first[name]:
+                    first[name] = line
+    return first
 
 
 def _init_of(classdef: ast.ClassDef) -> ast.FunctionDef | None | bool:
@@ -491,7 +487,7 @@ def _build(plan: Plan, text: str) -> Fix | None:
         return None  # a class with __slots__: new attributes cannot be set
     nodes: list[ast.AST] = [plan.function] + ([plan.classdef] if plan.classdef is not None else [])
     parsed = cstu.parse_region(text, plan.tree, nodes, with_previous=plan.dest == "scope")
-    source = SourceText(text)
+    source = source_text(text)
     call = parsed.at(source.node_range(plan.call), cst.Call)
     small, line, statement = _statement_of(parsed, call)
     function = next((n for n in parsed.ancestors(call) if isinstance(n, cst.FunctionDef)), None)

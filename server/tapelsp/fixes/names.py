@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterable
+from collections import Counter
+from typing import AbstractSet, Iterable
+
+from .per_source import attribute_names as _attribute_names, parents, per_node
 
 
 def bindings(node: ast.AST) -> list[str]:
@@ -25,35 +28,60 @@ def bindings(node: ast.AST) -> list[str]:
     return []
 
 
-def identifiers(tree: ast.AST, skip: ast.AST | None = None) -> set[str]:
-    """Every name the code uses or binds (leaving out the subtree `skip`)."""
-    names: set[str] = set()
-    stack = [tree]
+def _names_of(node: ast.AST) -> list[str] | tuple[str]:
+    """The names one node uses or binds (its own, not its children's)."""
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    if isinstance(node, ast.arg):
+        return (node.arg,)
+    return bindings(node)
+
+
+def _count(root: ast.AST) -> Counter[str]:
+    """How many nodes of `root` (itself included) use or bind each name."""
+    counts: Counter[str] = Counter()
+    stack = [root]
     while stack:
         node = stack.pop()
-        if node is skip:
-            continue
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        else:
-            names.update(bindings(node))
+        counts.update(_names_of(node))
         stack.extend(ast.iter_child_nodes(node))
-    return names
+    return counts
 
 
-def attribute_names(tree: ast.AST) -> set[str]:
-    """Every `.name` that appears after a dot anywhere in the code."""
-    return {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+@per_node
+def _counted(tree: ast.AST) -> tuple[Counter[str], frozenset[str]]:
+    counts = _count(tree)
+    return counts, frozenset(counts)
 
 
-def fresh(candidates: Iterable[str], stem: str, taken: set[str]) -> str:
-    """The first candidate not taken, else `stem_2`, `stem_3`, ..."""
+def identifiers(tree: ast.AST, skip: ast.AST | None = None) -> frozenset[str]:
+    """Every name the code uses or binds (leaving out the subtree `skip`).
+
+    Counted once per tree (a file's fixes each ask): leaving out `skip` costs the size
+    of `skip`, not of the tree."""
+    counts, names = _counted(tree)
+    if skip is None or (skip is not tree and skip not in parents(tree)):
+        return names  # nothing of the tree is left out
+    if skip is tree:
+        return frozenset()
+    left_out = _count(skip)
+    return frozenset(name for name in names if counts[name] > left_out[name])
+
+
+def attribute_names(tree: ast.AST) -> frozenset[str]:
+    """Every `.name` that appears after a dot anywhere in the code (found once per tree)."""
+    return _attribute_names(tree)
+
+
+def fresh(candidates: Iterable[str], stem: str, taken: AbstractSet[str], *more_taken: AbstractSet[str]) -> str:
+    """The first candidate not taken (in `taken` or any of `more_taken`), else `stem_2`, `stem_3`, ..."""
+    def is_taken(name: str) -> bool:
+        return name in taken or any(name in other for other in more_taken)
+
     for candidate in candidates:
-        if candidate not in taken and not candidate.startswith("__"):
+        if not is_taken(candidate) and not candidate.startswith("__"):
             return candidate
     number = 2
-    while f"{stem}_{number}" in taken:
+    while is_taken(f"{stem}_{number}"):
         number += 1
     return f"{stem}_{number}"

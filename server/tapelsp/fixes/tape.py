@@ -18,6 +18,7 @@ import libcst as cst
 from ..model import Applicability, Fix, Position, Range
 from ..text import SourceText
 from . import cst as cstu
+from .per_source import source_text
 
 
 def name_range(source: SourceText, node: ast.expr) -> Range:
@@ -32,7 +33,7 @@ def name_range(source: SourceText, node: ast.expr) -> Range:
 def rename_fix(text: str, tree: ast.Module, nodes: list[ast.expr], new_name: str, title: str,
                applicability: Applicability) -> Fix | None:
     """Rename the identifiers of `nodes` (`tape` Names, or the `tape` of `self.tape`) to `new_name`."""
-    source = SourceText(text)
+    source = source_text(text)
     parsed = cstu.parse_region(text, tree, list(nodes))
     changes = cstu.rename_at(parsed, [name_range(source, node) for node in nodes], new_name)
     return cstu.make_fix(parsed, cstu.rewrite(parsed, changes), title, applicability)
@@ -41,7 +42,7 @@ def rename_fix(text: str, tree: ast.Module, nodes: list[ast.expr], new_name: str
 def unwrap_fix(text: str, tree: ast.Module, with_node: ast.With, title: str,
                applicability: Applicability) -> Fix | None:
     """Replace the `with` statement by its body."""
-    source = SourceText(text)
+    source = source_text(text)
     parsed = cstu.parse_region(text, tree, [with_node])
     statement = parsed.at(source.node_range(with_node), cst.With)
     assert isinstance(statement, cst.With)

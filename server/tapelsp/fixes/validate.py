@@ -8,13 +8,15 @@ fix, and carries the reason in `Violation.fix_error`.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import traceback
 from pathlib import Path
 from typing import Callable, Union
 
 from ..model import Fix
-from .edits import EditError, apply_edits, parse_problem
+from .edits import EditError, apply_edits, apply_sorted_edits, parse_problem
+from .per_source import BARRY, line_index
 
 FixBuilder = Callable[[], Union[Fix, None]]
 FixOffer = Union[Fix, FixBuilder]
@@ -39,6 +41,12 @@ def resolve_fix(offer: FixOffer, text: str) -> tuple[Fix | None, str | None]:
     if not fix.edits:
         return None, None
     try:
+        verdict = _check_in_region(text, fix)
+    except EditError as error:
+        return None, f"its edits do not fit the file ({error})"
+    if verdict is not None:
+        return verdict
+    try:
         fixed = apply_edits(text, fix.edits)
     except EditError as error:
         return None, f"its edits do not fit the file ({error})"
@@ -54,3 +62,37 @@ def resolve_fix(offer: FixOffer, text: str) -> tuple[Fix | None, str | None]:
 
 def log_dropped(code: str, path: str | None, line: int, reason: str) -> None:
     log.warning("%s:%d: %s fix dropped: %s", path or "<source>", line + 1, code, reason)
+
+
+def _check_in_region(text: str, fix: Fix) -> tuple[Fix | None, None] | None:
+    """The verdict on `fix`, found on just the run of whole top-level statements its edits
+    touch, or None when that cannot tell (then the whole fixed file is checked).
+
+    A file that parses, cut where one top-level statement ends and the next begins, is
+    pieces that each parse, and changing one piece so that it still parses on its own keeps
+    the whole parsing (Python's grammar makes a file of its statements, one after the other).
+    So a fix that leaves its piece parsing is good, at the cost of that piece, not of the
+    file: a file with N fixes costs N pieces, not N files. When the piece does not parse,
+    the whole fixed file is parsed, as before, for the verdict and the message. (A piece
+    ending in a backslash is not trusted: Python accepts one at the end of a text, but in
+    the file it joins the next line. The cuts are never after one in the text itself.)"""
+    index = line_index(text)
+    if index.cuts is None:
+        return None  # the file does not parse (or says `barry_as_FLUFL`): check it whole
+    ordered = sorted(fix.edits, key=lambda edit: (edit.range.start, edit.range.end))
+    first_line = ordered[0].range.start.line
+    last_line = max(edit.range.end.line for edit in ordered)
+    if first_line < 0:
+        return None  # does not fit: the whole file's check says so
+    cuts = index.cuts  # starts with 0
+    begin = index.starts[cuts[bisect.bisect_right(cuts, first_line) - 1]]
+    after = bisect.bisect_right(cuts, last_line)
+    end = index.starts[cuts[after]] if after < len(cuts) else len(text)
+    piece = apply_sorted_edits(text, ordered, index.starts, index.newline, begin, end)
+    if piece == text[begin:end]:
+        return None, None
+    if piece.rstrip("\r\n").endswith("\\"):
+        return None  # its last line would go on into the next piece (a piece may end so)
+    if BARRY not in piece and parse_problem(piece) is None:
+        return fix, None
+    return None

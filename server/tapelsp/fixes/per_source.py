@@ -1,0 +1,141 @@
+"""Work a fix builder needs about the whole source, done once per source instead of once per fix.
+
+A file with N findings builds N fixes; each used to rescan the whole program (its names,
+its parent links, its lines), which made building the fixes of a file quadratic in its
+findings. The results here are computed once per source and shared:
+
+- per `ast` node (held weakly: a tree's entries go when the tree goes): `parents`,
+  `attribute_names`, `statement_spans`, and what `per_node` wraps elsewhere (the names
+  of `names.identifiers`, the bindings of a scope in `hoist`);
+- per text (a small bounded cache keyed by the text): `source_text`, `lines_keepends`,
+  `line_index`.
+
+Nothing returned may be changed by the caller: it is shared by every later fix of the source.
+Trees are assumed not to change once built (the engine never changes them).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import weakref
+from dataclasses import dataclass
+from typing import Callable, TypeVar
+
+from ..text import SourceText
+from .edits import _split_keepends, line_starts, newline_of
+
+T = TypeVar("T")
+BARRY = "barry_as_FLUFL"
+
+
+def per_node(compute: Callable[[ast.AST], T]) -> Callable[[ast.AST], T]:
+    """`compute(node)` remembered for as long as `node` lives (one entry per node object)."""
+    memo: weakref.WeakKeyDictionary[ast.AST, T] = weakref.WeakKeyDictionary()
+
+    @functools.wraps(compute)
+    def cached(node: ast.AST) -> T:
+        try:
+            return memo[node]
+        except KeyError:
+            value = memo[node] = compute(node)
+            return value
+        except TypeError:  # not weakly referenceable: not remembered
+            return compute(node)
+    return cached
+
+
+# --- per tree ----------------------------------------------------------------------------
+
+@per_node
+def parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+    """Every node of `tree` (but `tree`) -> its parent."""
+    found: dict[ast.AST, ast.AST] = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            found[child] = node
+    return found
+
+
+@per_node
+def attribute_names(tree: ast.AST) -> frozenset[str]:
+    """Every `.name` that appears after a dot anywhere in `tree`."""
+    return frozenset(node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute))
+
+
+@dataclass(frozen=True)
+class StatementSpans:
+    """The 1-based (first line with decorators, last line) of each statement of a module's body."""
+
+    firsts: tuple[int, ...]
+    lasts: tuple[int, ...]
+    ordered: bool  # both never decrease: a bisection finds what a scan from the start finds
+
+
+@per_node
+def statement_spans(tree: ast.Module) -> StatementSpans:
+    firsts = tuple(min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", [])]) for s in tree.body)
+    lasts = tuple(s.end_lineno or s.lineno for s in tree.body)
+    ordered = all(a <= b for a, b in zip(firsts, firsts[1:])) and all(a <= b for a, b in zip(lasts, lasts[1:]))
+    return StatementSpans(firsts, lasts, ordered)
+
+
+# --- per text ----------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=8)
+def source_text(text: str) -> SourceText:
+    """The text's `SourceText` (its lines split once)."""
+    return SourceText(text)
+
+
+@functools.lru_cache(maxsize=8)
+def lines_keepends(text: str) -> tuple[str, ...]:
+    """The text's lines with their endings (`edits._split_keepends`)."""
+    return tuple(_split_keepends(text))
+
+
+@dataclass(frozen=True)
+class LineIndex:
+    """What checking a fix's edits on one text needs: line starts, line ending, and where the
+    text can be cut into runs of whole top-level statements (None when it does not parse)."""
+
+    starts: tuple[int, ...]
+    newline: str
+    cuts: tuple[int, ...] | None  # sorted 0-based lines a region of whole statements may start or end at
+
+
+@functools.lru_cache(maxsize=8)
+def line_index(text: str) -> LineIndex:
+    starts = tuple(line_starts(text))
+    return LineIndex(starts, newline_of(text), _cuts(text, starts))
+
+
+def _cuts(text: str, starts: tuple[int, ...]) -> tuple[int, ...] | None:
+    """0-based lines L such that the lines before L are whole top-level statements (with the
+    comments and blank lines around them): the text splits there into pieces that parse on
+    their own. None when the text does not parse (or mentions `barry_as_FLUFL`, the one
+    `__future__` import that changes how the rest of the file is parsed)."""
+    if BARRY in text:
+        return None
+    try:
+        tree = compile(text, "<fixed>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    spans = statement_spans(tree)
+    cuts = {0}
+    for index, (first, last) in enumerate(zip(spans.firsts, spans.lasts)):
+        if index == 0 or spans.lasts[index - 1] < first:
+            cuts.add(first - 1)  # just before the statement (and its decorators)
+        if index + 1 == len(spans.firsts) or last < spans.firsts[index + 1]:
+            cuts.add(last)  # just after it
+    lines = len(starts)
+
+    def clean(line: int) -> bool:
+        """The line before `line` does not end in a backslash (which would join it to `line`)."""
+        if line == 0:
+            return True
+        if line > lines:
+            return False
+        end = starts[line] if line < lines else len(text)
+        return not text[starts[line - 1]:end].rstrip("\r\n").endswith("\\")
+    return tuple(sorted(line for line in cuts if line < lines and clean(line)))
