@@ -212,3 +212,24 @@ def test_many_fixes_of_one_file_do_the_whole_file_work_once(monkeypatch) -> None
     assert len(parsed) == 60 and max(parsed) < len(text) // 10
     # The module's names were counted once for the 40 fixes that choose a new name.
     assert sum(isinstance(root, ast.Module) for root in counted) == 1
+
+
+def test_what_is_remembered_about_a_tree_does_not_keep_it_alive() -> None:
+    import gc
+    import weakref
+
+    from tapelsp.fixes import blocks, hoist, per_source
+
+    tree = ast.parse("import tensorflow as tf\n" + BLOCK.format(i=0))
+    gone = weakref.ref(tree)
+    per_source.parents(tree)
+    identifiers(tree, skip=tree.body[1])
+    per_source.statement_spans(tree)
+    per_source.attribute_names(tree)
+    hoist._first_binding_lines(tree)
+    blocks._statements_by_place(tree)
+    del tree
+    for _ in range(5):  # the parent links are kept for the last few trees only
+        per_source.parents(ast.parse("x = 1"))
+    gc.collect()
+    assert gone() is None

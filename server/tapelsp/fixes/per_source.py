@@ -4,9 +4,10 @@ A file with N findings builds N fixes; each used to rescan the whole program (it
 its parent links, its lines), which made building the fixes of a file quadratic in its
 findings. The results here are computed once per source and shared:
 
-- per `ast` node (held weakly: a tree's entries go when the tree goes): `parents`,
+- per `ast` node (held weakly: a tree's entries go when the tree goes):
   `attribute_names`, `statement_spans`, and what `per_node` wraps elsewhere (the names
-  of `names.identifiers`, the bindings of a scope in `hoist`);
+  of `names.identifiers`, the bindings of a scope in `hoist`); `parents` for the last
+  few trees;
 - per text (a small bounded cache keyed by the text): `source_text`, `lines_keepends`,
   `line_index`.
 
@@ -18,7 +19,9 @@ from __future__ import annotations
 
 import ast
 import functools
+import threading
 import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable, TypeVar
 
@@ -45,11 +48,37 @@ def per_node(compute: Callable[[ast.AST], T]) -> Callable[[ast.AST], T]:
     return cached
 
 
+def per_recent_node(size: int) -> Callable[[Callable[[ast.AST], T]], Callable[[ast.AST], T]]:
+    """`compute(node)` remembered for the last `size` nodes asked about: for results that
+    refer back to the node (a weak key would then never be let go)."""
+    def wrap(compute: Callable[[ast.AST], T]) -> Callable[[ast.AST], T]:
+        memo: OrderedDict[int, tuple[ast.AST, T]] = OrderedDict()
+        lock = threading.Lock()
+
+        @functools.wraps(compute)
+        def cached(node: ast.AST) -> T:
+            with lock:
+                entry = memo.get(id(node))
+                if entry is not None and entry[0] is node:
+                    memo.move_to_end(id(node))
+                    return entry[1]
+            value = compute(node)
+            with lock:
+                memo[id(node)] = (node, value)
+                memo.move_to_end(id(node))
+                while len(memo) > size:
+                    memo.popitem(last=False)
+            return value
+        return cached
+    return wrap
+
+
 # --- per tree ----------------------------------------------------------------------------
 
-@per_node
+@per_recent_node(4)
 def parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
-    """Every node of `tree` (but `tree`) -> its parent."""
+    """Every node of `tree` (but `tree`) -> its parent (for the last few trees: the links
+    lead back to the tree, so they cannot be held by a weak reference to it)."""
     found: dict[ast.AST, ast.AST] = {}
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
