@@ -157,6 +157,12 @@ def scope_names(node: ast.AST, nodes: Iterable[ast.AST] | None = None) -> ScopeN
     return names
 
 
+# The nodes `scope_names` reads (every other node it passes over).
+_BINDERS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr,
+            ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler,
+            ast.comprehension, ast.Global, ast.Nonlocal)
+
+
 class FileState:
     """Per-file answers shared by the FUNC007-FUNC012 rules."""
 
@@ -171,7 +177,7 @@ class FileState:
         node = scope.node if isinstance(scope, Scope) else scope
         found = self._names.get(id(node))
         if found is None:
-            found = self._names[id(node)] = scope_names(node, self.own(node))
+            found = self._names[id(node)] = scope_names(node, self.own(node, _BINDERS))
         return found
 
     def own(self, node: ast.AST, types: tuple[type, ...] = ()) -> list[ast.AST]:
