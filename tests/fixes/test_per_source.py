@@ -24,6 +24,9 @@ from tapelsp.fixes.validate import resolve_fix
 from tapelsp.model import Applicability, Edit, Fix, Position, Range
 from tapelsp.rules import all_rules
 
+# The edited texts are compiled; some have `1if`-like spellings Python only warns about.
+pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
+
 
 def whole_file_verdict(fix: Fix, text: str) -> tuple[Fix | None, str | None]:
     """What `resolve_fix` decided when it always applied the edits to the whole file and parsed it."""

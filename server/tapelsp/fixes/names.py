@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from typing import AbstractSet, Iterable
+from typing import AbstractSet, Iterable, Iterator
 
 from .per_source import attribute_names as _attribute_names, parents, per_node
 
@@ -54,7 +54,23 @@ def _counted(tree: ast.AST) -> tuple[Counter[str], frozenset[str]]:
     return counts, frozenset(counts)
 
 
-def identifiers(tree: ast.AST, skip: ast.AST | None = None) -> frozenset[str]:
+class _Without(AbstractSet[str]):
+    """The names of a tree but those found only in a subtree left out (a view: no copy)."""
+
+    def __init__(self, names: frozenset[str], gone: frozenset[str]) -> None:
+        self._names, self._gone = names, gone
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names and name not in self._gone
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name in self._names if name not in self._gone)
+
+    def __len__(self) -> int:
+        return len(self._names) - len(self._gone)
+
+
+def identifiers(tree: ast.AST, skip: ast.AST | None = None) -> AbstractSet[str]:
     """Every name the code uses or binds (leaving out the subtree `skip`).
 
     Counted once per tree (a file's fixes each ask): leaving out `skip` costs the size
@@ -65,7 +81,7 @@ def identifiers(tree: ast.AST, skip: ast.AST | None = None) -> frozenset[str]:
     if skip is tree:
         return frozenset()
     left_out = _count(skip)
-    return frozenset(name for name in names if counts[name] > left_out[name])
+    return _Without(names, frozenset(name for name, count in left_out.items() if counts[name] <= count))
 
 
 def attribute_names(tree: ast.AST) -> frozenset[str]:
