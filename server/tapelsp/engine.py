@@ -23,10 +23,7 @@ from .settings import Settings, Targets
 from .suppression import filter_suppressed, ignores_whole_file
 from .text import SourceText
 
-SYNTAX_ERROR = "TL001"
-UNREADABLE = "TL002"
-TOO_COMPLEX = "TL003"
-INTERNAL_ERROR = "TL004"
+from .meta_codes import INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, UNREADABLE  # noqa: F401 (re-exported)
 TENSORFLOW_MENTIONS = prefilter.TENSORFLOW_MENTIONS
 
 

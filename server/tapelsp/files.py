@@ -21,15 +21,35 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .engine import INTERNAL_ERROR, TOO_COMPLEX, UNREADABLE, check_source, meta_violation
+from .meta_codes import INTERNAL_ERROR, TOO_COMPLEX, UNREADABLE
 from .model import FileResult, Violation
-from .notebook import check_notebook
 from .settings import Settings, Targets
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 NOTEBOOK_SUFFIX = ".ipynb"
 # A NUL byte this early means the file is not text.
 BINARY_SNIFF_BYTES = 8192
+
+
+# The engine is imported on first use, not with this module: a command line run answered
+# from the results cache reads files but never analyses one.
+
+def check_source(*args: Any, **kwargs: Any) -> list[Violation]:
+    from .engine import check_source as engine_check_source
+
+    return engine_check_source(*args, **kwargs)
+
+
+def check_notebook(*args: Any, **kwargs: Any) -> list[Violation]:
+    from .notebook import check_notebook as notebook_check
+
+    return notebook_check(*args, **kwargs)
+
+
+def meta_violation(*args: Any, **kwargs: Any) -> Violation | None:
+    from .engine import meta_violation as engine_meta_violation
+
+    return engine_meta_violation(*args, **kwargs)
 
 
 class UnreadableFile(Exception):

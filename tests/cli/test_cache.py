@@ -212,3 +212,26 @@ def test_old_builds_result_files_are_pruned(tree):
     left = sorted(p.name for p in directory.glob("results-*.pickle") if p != current)
     assert current.exists()
     assert len(left) == cache_mod.KEEP_OTHER_BUILDS and all(name.startswith("results-recent") for name in left)
+
+
+def test_a_run_answered_from_the_cache_never_loads_the_engine(tree):
+    import subprocess
+    import sys
+
+    from .helpers import subprocess_env
+
+    script = ("import sys\nfrom tapelsp.cli.main import main\ncode = main(sys.argv[1:])\n"
+              "loaded = sorted(m for m in sys.modules if m.startswith(('tapelsp.engine', 'tapelsp.notebook', "
+              "'tapelsp.fixes', 'libcst')))\nsys.stderr.write(repr(loaded))\nraise SystemExit(code)\n")
+
+    def loaded_modules() -> list[str]:
+        proc = subprocess.run([sys.executable, "-c", script, "--check", ".", "--output-format", "json"], cwd=tree,
+                              capture_output=True, text=True, env=subprocess_env(), timeout=120)
+        assert proc.returncode == 1, proc.stderr
+        return eval(proc.stderr)  # a repr of a list of str, written above
+
+    assert "tapelsp.engine" in loaded_modules()  # cold: files are checked
+    # Warm: read, hash, look up, print. (A second try only if tapelsp's own sources changed
+    # in between, which starts a new cache: other work edits this checkout too.)
+    warm = [loaded_modules() for _ in range(2)]
+    assert [] in warm, warm[-1]

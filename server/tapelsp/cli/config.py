@@ -11,7 +11,6 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 
-from ..rules import all_rules
 from ..versions import Version
 
 PYPROJECT = "pyproject.toml"
@@ -42,6 +41,8 @@ class ProjectConfig:
 
 
 def known_codes() -> tuple[str, ...]:
+    from ..rules import all_rules
+
     return tuple(rule.code for rule in all_rules())
 
 

@@ -12,14 +12,12 @@ import sys
 from dataclasses import replace
 
 from .. import __version__
-from ..docs import explain, list_rules
-from ..engine import INTERNAL_ERROR
 from ..files import UnreadableFile, check_bytes, is_notebook, read_bytes
+from ..meta_codes import INTERNAL_ERROR
 from ..model import FileResult
 from .args import Options, UsageError, default_jobs, parse_args
 from .config import ConfigError
 from .discover import collect
-from .fixing import FixJob, FixOutcome, fix_bytes, fix_job
 from .report import render
 from .resolve import Resolver
 from .cache import DIRECTORY as CACHE_DIRECTORY, ResultCache, salt as cache_salt
@@ -78,9 +76,13 @@ def _main(argv: list[str] | None) -> int:
         sys.stdout.write(f"tapelsp {__version__}\n")
         return EXIT_CLEAN
     if options.list_rules:
+        from ..docs import list_rules
+
         sys.stdout.write(list_rules())
         return EXIT_CLEAN
     if options.explain is not None:
+        from ..docs import explain
+
         text = explain(options.explain)
         if text is None:
             raise UsageError(f"unknown rule code {options.explain!r} (see `tapelsp --list-rules`)")
@@ -186,6 +188,8 @@ def _cached(cache: ResultCache, job: Job) -> FileResult | None:
 # --- --fix and --diff ----------------------------------------------------------------------
 
 def _fix_paths(options: Options, resolver: Resolver) -> int:
+    from .fixing import FixJob, fix_job
+
     files = collect(options.paths or (".",), resolver)
     jobs = []
     for path in files:
@@ -197,6 +201,8 @@ def _fix_paths(options: Options, resolver: Resolver) -> int:
 
 
 def _fix_stdin(options: Options, resolver: Resolver) -> int:
+    from .fixing import fix_bytes
+
     name = options.stdin_filename
     data = sys.stdin.buffer.read()
     display = resolver.display(name) if name is not None else "-"
@@ -225,7 +231,7 @@ def _write_bytes(data: bytes) -> None:
     sys.stdout.flush()
 
 
-def _fix_report(options: Options, outcomes: list[FixOutcome], report_to=None) -> int:
+def _fix_report(options: Options, outcomes: list, report_to=None) -> int:  # list[fixing.FixOutcome]
     for outcome in outcomes:
         for warning in outcome.warnings:
             _warning(warning)

@@ -94,6 +94,16 @@ def _rare_collection() -> Iterator[None]:
             gc.enable()
 
 
+def _load_engine() -> None:
+    """Import the engine and every rule here, before workers fork, so that they share them
+    instead of each importing them again (the cache path never gets here)."""
+    from .. import engine
+    from ..rules import all_rules
+
+    engine.enabled_rules  # noqa: B018 (the import is the point)
+    all_rules()
+
+
 def _start_worker() -> None:
     # What the parent imported is shared copy-on-write after fork: keep the collector off it,
     # and collect rarely (see _counted).
@@ -128,6 +138,7 @@ def iter_jobs(jobs: list[J], max_workers: int, work: Callable[[J], R] = check_jo
               progress: Callable[[int], None] | None = None) -> Iterator[R]:
     workers = plan_workers(len(jobs), max_workers)
     if workers > 1:
+        _load_engine()
         try:
             results = _in_workers(jobs, workers, work, progress)
         except (BrokenProcessPool, OSError, RuntimeError):

@@ -15,7 +15,6 @@ from urllib.parse import quote
 
 from ... import __version__
 from ...model import FileResult, Range, Related, Severity
-from ...rules import all_rules
 from .findings import Finding, Span, findings
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -41,6 +40,8 @@ def _physical(path: str, rng: Range) -> dict:
 
 
 def rule_descriptors() -> list[dict]:
+    from ...rules import all_rules
+
     return [{
         "id": rule.code,
         "name": rule.name,
