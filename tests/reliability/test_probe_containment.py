@@ -124,12 +124,17 @@ def test_a_daemonized_grandchild_does_not_outlive_the_probe(kernel_python, tmp_p
         kill_if_running(daemon)
 
 
+# The peak is read from VmHWM, which belongs to this process's own address space: ru_maxrss
+# is carried over from the parent through fork and exec, so under a pytest process that has
+# loaded TensorFlow (~480 MB) it reported the parent's size, not the probe's.
 PEAK_RSS = """
-import json, resource, sys
+import json, sys
 from tapelsp.probe.run import probe_file
 run = probe_file(sys.argv[1], python=sys.argv[2], timeout=float(sys.argv[3]))
+with open("/proc/self/status") as status:
+    hwm_kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
 print(json.dumps({"status": run.outcome.status, "kernel": run.kernel_pid, "note": run.output_note,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_mb": hwm_kb / 1024}))
 """
 
 
