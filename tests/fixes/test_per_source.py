@@ -12,7 +12,9 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 import random
+from pathlib import Path
 
 import pytest
 
@@ -20,7 +22,7 @@ import tapelsp
 from tapelsp.fixes import names, validate
 from tapelsp.fixes.edits import EditError, TakenEdits, apply_edits, fits, parse_problem
 from tapelsp.fixes.names import bindings, fresh, identifiers
-from tapelsp.fixes.validate import resolve_fix
+from tapelsp.fixes.validate import resolve_fix, whole_file_verdict
 from tapelsp.model import Applicability, Edit, Fix, Position, Range
 from tapelsp.rules import all_rules
 
@@ -28,20 +30,6 @@ from tapelsp.rules import all_rules
 pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
 
 
-def whole_file_verdict(fix: Fix, text: str) -> tuple[Fix | None, str | None]:
-    """What `resolve_fix` decided when it always applied the edits to the whole file and parsed it."""
-    try:
-        fixed = apply_edits(text, fix.edits)
-    except EditError as error:
-        return None, f"its edits do not fit the file ({error})"
-    if fixed == text:
-        return None, None
-    problem = parse_problem(fixed)
-    if problem is not None:
-        if parse_problem(text) is not None:
-            return None, "the file does not parse, so no fix is offered"
-        return None, f"the fixed code would not parse ({problem})"
-    return fix, None
 
 
 TEXTS = [
@@ -177,27 +165,16 @@ def test_taken_edits_fit_as_fits_says() -> None:
                 taken_list.extend(edits)
 
 
-BLOCK = '''
-def hessian_{i}(x):
-    with tf.GradientTape() as tape:
-        tape.watch(x)
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            y = x * x
-        dy = tape.gradient(y, x)
-    d2y = tape.gradient(dy, x)
-    return d2y
+def _bench_block() -> str:
+    """The seed-bug block that bench/fix_scaling.py repeats N times (one copy for both)."""
+    spec = importlib.util.spec_from_file_location(
+        "fix_scaling", Path(__file__).resolve().parents[2] / "bench" / "fix_scaling.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.BLOCK
 
 
-@tf.function
-def step_{i}(x):
-    v = tf.Variable(1.0)
-    return v * x
-
-
-def square_{i}(xs):
-    return tf.map_fn(lambda t: t * 2.0, xs)
-'''
+BLOCK = _bench_block()
 
 
 def test_many_fixes_of_one_file_do_the_whole_file_work_once(monkeypatch) -> None:

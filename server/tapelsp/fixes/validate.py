@@ -46,6 +46,12 @@ def resolve_fix(offer: FixOffer, text: str) -> tuple[Fix | None, str | None]:
         return None, f"its edits do not fit the file ({error})"
     if verdict is not None:
         return verdict
+    return whole_file_verdict(fix, text)
+
+
+def whole_file_verdict(fix: Fix, text: str) -> tuple[Fix | None, str | None]:
+    """The verdict on `fix` from applying its edits to the whole file and parsing the result
+    (what `resolve_fix` falls back to when the statements around the edits cannot tell)."""
     try:
         fixed = apply_edits(text, fix.edits)
     except EditError as error:
