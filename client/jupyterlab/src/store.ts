@@ -102,39 +102,14 @@ export class FindingsStore {
 
   /** Check now (and drop a scheduled check). Resolves when this check's answer is in. */
   async checkNow(): Promise<void> {
-    if (this.disposed) return;
-    this.debouncer.cancel();
-    const id = ++this.request;
-    const cells = this.options.cells();
-    this.requested = cells;
-    this.setStatus('checking');
-    try {
-      const result = await this.options.check(cells);
-      if (id !== this.request || this.disposed) return; // a newer request (or dispose) won
-      this.accept(result, cells);
+    await this.ask('checking', (cells) => this.options.check(cells), (result, cells) => {
       this._findings = this.withRuntime(result.findings, cells);
-      this._error = '';
-      this._status = 'idle';
-    } catch (error) {
-      if (id !== this.request || this.disposed) return;
-      this._status = 'error';
-      this._error = error instanceof Error ? error.message : String(error);
-    }
-    this.emit();
+    });
   }
 
   /** Ask the kernel's runtime (attach mode) and show its verdicts. */
   async probeNow(): Promise<void> {
-    if (this.disposed) return;
-    this.debouncer.cancel();
-    const id = ++this.request;
-    const cells = this.options.cells();
-    this.requested = cells;
-    this.setStatus('probing');
-    try {
-      const result = await this.options.probe(cells);
-      if (id !== this.request || this.disposed) return;
-      this.accept(result, cells);
+    await this.ask('probing', (cells) => this.options.probe(cells), (result, cells) => {
       this._findings = result.findings;
       this.probed = { findings: result.findings, sources: new Map(cells.map((c) => [c.id, c.source])) };
       this._probe = {
@@ -142,6 +117,29 @@ export class FindingsStore {
         message: result.message,
         confirmed: result.findings.filter((f) => f.runtime?.status === 'confirmed').length
       };
+    });
+  }
+
+  /**
+   * One request to the server for the current cells (a scheduled check is dropped): its
+   * answer is taken by `take` unless a newer request (or dispose) came in meanwhile.
+   */
+  private async ask<R extends CheckResult>(
+    status: StoreStatus,
+    send: (cells: CellSource[]) => Promise<R>,
+    take: (result: R, cells: CellSource[]) => void
+  ): Promise<void> {
+    if (this.disposed) return;
+    this.debouncer.cancel();
+    const id = ++this.request;
+    const cells = this.options.cells();
+    this.requested = cells;
+    this.setStatus(status);
+    try {
+      const result = await send(cells);
+      if (id !== this.request || this.disposed) return; // a newer request (or dispose) won
+      this.accept(result, cells);
+      take(result, cells);
       this._error = '';
       this._status = 'idle';
     } catch (error) {
