@@ -181,17 +181,20 @@ def test_many_fixes_of_one_file_do_the_whole_file_work_once(monkeypatch) -> None
     text = "import tensorflow as tf\n" + "".join(BLOCK.format(i=i) for i in range(20))
     parsed: list[int] = []
     monkeypatch.setattr(validate, "parse_problem", lambda t: parsed.append(len(t)) or parse_problem(t))
-    counted: list[ast.AST] = []
-    count = names._count
-    monkeypatch.setattr(names, "_count", lambda root: counted.append(root) or count(root))
+    from tapelsp.fixes import per_source
+
+    walked: list[ast.AST] = []
+    children = per_source.children
+    monkeypatch.setattr(per_source, "children", lambda node: walked.append(node) or children(node))
     found = tapelsp.check_source(text, "many.py", tapelsp.Settings(tensorflow_version="2.21"), fixes=True)
     fixes = [v for v in found if v.fix is not None]
     assert sorted({v.code for v in fixes}) == ["FUNC001", "MAP002", "TAPE001"] and len(fixes) == 60
     assert all(v.fix_error is None for v in found)
     # Each fix was checked on its own function or two, never on the whole file.
     assert len(parsed) == 60 and max(parsed) < len(text) // 10
-    # The module's names were counted once for the 40 fixes that choose a new name.
-    assert sum(isinstance(root, ast.Module) for root in counted) == 1
+    # The module was walked once (names, parents, attributes) for the 60 fixes, 40 of which
+    # choose a new name.
+    assert sum(isinstance(node, ast.Module) for node in walked) == 1
 
 
 def test_what_is_remembered_about_a_tree_does_not_keep_it_alive() -> None:

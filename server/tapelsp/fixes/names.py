@@ -6,7 +6,7 @@ import ast
 from collections import Counter
 from typing import AbstractSet, Iterable, Iterator
 
-from .per_source import attribute_names as _attribute_names, parents, per_node
+from .per_source import attribute_names as _attribute_names, parents, survey
 
 
 def bindings(node: ast.AST) -> list[str]:
@@ -28,12 +28,22 @@ def bindings(node: ast.AST) -> list[str]:
     return []
 
 
-def _names_of(node: ast.AST) -> list[str] | tuple[str]:
+# The node types `bindings` can name something for (most nodes of a tree are none of these).
+_BINDERS = frozenset(
+    [ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom,
+     ast.ExceptHandler, ast.Global, ast.Nonlocal]
+    + [getattr(ast, kind) for kind in ("MatchAs", "MatchStar", "MatchMapping") if hasattr(ast, kind)])
+
+
+def names_of(node: ast.AST) -> list[str] | tuple[str, ...]:
     """The names one node uses or binds (its own, not its children's)."""
-    if isinstance(node, ast.Name):
+    kind = type(node)
+    if kind is ast.Name:
         return (node.id,)
-    if isinstance(node, ast.arg):
+    if kind is ast.arg:
         return (node.arg,)
+    if kind not in _BINDERS:  # trees come from ast.parse: its node types exactly
+        return ()
     return bindings(node)
 
 
@@ -43,15 +53,14 @@ def _count(root: ast.AST) -> Counter[str]:
     stack = [root]
     while stack:
         node = stack.pop()
-        counts.update(_names_of(node))
+        counts.update(names_of(node))
         stack.extend(ast.iter_child_nodes(node))
     return counts
 
 
-@per_node
 def _counted(tree: ast.AST) -> tuple[Counter[str], frozenset[str]]:
-    counts = _count(tree)
-    return counts, frozenset(counts)
+    found = survey(tree)
+    return found.name_counts, found.names
 
 
 class _Without(AbstractSet[str]):

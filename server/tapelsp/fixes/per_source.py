@@ -21,10 +21,11 @@ import ast
 import functools
 import threading
 import weakref
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from typing import Callable, TypeVar
 
+from ..facts.walk import children
 from ..text import SourceText
 from .edits import _split_keepends, line_starts, newline_of
 
@@ -75,21 +76,49 @@ def per_recent_node(size: int) -> Callable[[Callable[[ast.AST], T]], Callable[[a
 
 # --- per tree ----------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class Survey:
+    """What one walk of a tree finds for the fix builders (see `survey`)."""
+
+    parents: dict[ast.AST, ast.AST]  # every node but the tree -> its parent
+    name_counts: Counter[str]  # name -> how many nodes use or bind it (names.identifiers)
+    names: frozenset[str]  # the keys of name_counts
+    attributes: frozenset[str]  # every `.name` after a dot
+
+
 @per_recent_node(4)
-def parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
-    """Every node of `tree` (but `tree`) -> its parent (for the last few trees: the links
-    lead back to the tree, so they cannot be held by a weak reference to it)."""
+def survey(tree: ast.AST) -> Survey:
+    """One walk of `tree` for its parent links, the names its nodes use or bind, and its
+    attribute names (for the last few trees: the links lead back to the tree, so they
+    cannot be held by a weak reference to it). One walk instead of three: on a
+    10,000-line file the first fix of a text cost 1.7 s in three `ast.walk`s."""
+    from .names import names_of  # names.py builds on this module
+
     found: dict[ast.AST, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
+    counts: Counter[str] = Counter()
+    attributes: set[str] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        own = names_of(node)
+        if own:
+            counts.update(own)
+        if isinstance(node, ast.Attribute):
+            attributes.add(node.attr)
+        for child in children(node):
             found[child] = node
-    return found
+            stack.append(child)
+    return Survey(found, counts, frozenset(counts), frozenset(attributes))
 
 
-@per_node
+def parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
+    """Every node of `tree` (but `tree`) -> its parent."""
+    return survey(tree).parents
+
+
 def attribute_names(tree: ast.AST) -> frozenset[str]:
     """Every `.name` that appears after a dot anywhere in `tree`."""
-    return frozenset(node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute))
+    return survey(tree).attributes
 
 
 @dataclass(frozen=True)
