@@ -396,6 +396,22 @@ class KernelProcess:
             raise ProbeError(f"the kernel did not start within {timeout:.0f} s{self._log_hint()}") from None
         if reply.status != "ok":
             raise ProbeError(f"the kernel did not start: {reply.ename}: {reply.evalue}")
+        self._wait_for_output_subscription(deadline)
+
+    def _wait_for_output_subscription(self, deadline: float) -> None:
+        """Until the kernel's output reaches our SUB socket: a subscription takes effect some
+        time after connecting, and what the kernel publishes before is lost (the first lines a
+        short program prints). A silent execute is answered on iopub with its idle status;
+        once one arrives, the output of everything sent later does too."""
+        while time.monotonic() < deadline:
+            msg_id = self._channel.send_execute("", silent=True)
+            try:
+                self._channel.wait_reply(msg_id, deadline)
+            except (KernelDied, Deadline):
+                return  # the run will report the kernel's state
+            self._output.settle(msg_id, 0.5)
+            if msg_id in self._output.idle:
+                return
 
     def close(self) -> None:
         """Kill the kernel (its whole process group) and remove the temporary files; idempotent."""
