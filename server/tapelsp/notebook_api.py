@@ -164,9 +164,20 @@ def finding_json(violation: Violation, cells: Sequence[RequestCell], runtime: di
 def _evidence_text(violation: Violation) -> str:
     evidence = violation.evidence
     assert evidence is not None
-    if not evidence.details:
+    details = [_unquoted_rest(detail, evidence.summary) for detail in evidence.details]
+    details = [detail for detail in details if detail]
+    if not details:
         return evidence.summary
-    return f"{evidence.summary.rstrip('.')}: {'; '.join(evidence.details)}"
+    return f"{evidence.summary.rstrip('.')}: {'; '.join(details)}"
+
+
+def _unquoted_rest(detail: str, summary: str) -> str:
+    """`detail` without its start when the summary already quotes that start (the summary
+    quotes the first sentence of TensorFlow's message, the detail is the whole message)."""
+    for start in (quoted.strip() for quoted in summary.split('"')[1::2]):
+        if start and detail.startswith(start):
+            return detail[len(start):].strip()
+    return detail
 
 
 def _sort_key(finding: dict[str, Any]) -> tuple:
