@@ -109,6 +109,9 @@ def _check_source(text: str, path: str | None, settings: Settings | None, target
     offers: dict[int, Any] = {}
     try:
         parsed = parse_source(source, path or "<unknown>")
+        trees = _trees.get()
+        if trees is not None:
+            trees.append(parsed)
         for problem in parsed.problems:
             found.append(meta_violation(SYNTAX_ERROR, f"SyntaxError: {problem.message}", problem.range,
                                         settings, path))
@@ -166,6 +169,21 @@ class FixOffer:
 
 _deferred: contextvars.ContextVar[list[FixOffer] | None] = contextvars.ContextVar("tapelsp_deferred_fixes",
                                                                                   default=None)
+
+
+_trees: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("tapelsp_parsed", default=None)
+
+
+@contextlib.contextmanager
+def kept_parses() -> Iterator[list[Any]]:
+    """Within this block every `parse.Parsed` that `check_source` analysed is appended to the
+    yielded list (a caller that needs the tree too does not parse the text again)."""
+    collected: list[Any] = []
+    token = _trees.set(collected)
+    try:
+        yield collected
+    finally:
+        _trees.reset(token)
 
 
 @contextlib.contextmanager

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import contextlib
+import contextvars
 from collections import Counter
 from typing import AbstractSet, Iterable, Iterator
 
@@ -79,11 +81,51 @@ class _Without(AbstractSet[str]):
         return len(self._names) - len(self._gone)
 
 
+# Names taken in the file outside the tree a fix is built on: an incremental analysis parses
+# only some of a file's statements (see tapelsp.incremental), and sets the words of the others.
+_RESERVED: contextvars.ContextVar[AbstractSet[str]] = contextvars.ContextVar("tapelsp_reserved_names",
+                                                                             default=frozenset())
+
+
+@contextlib.contextmanager
+def reserved_names(names: AbstractSet[str]) -> Iterator[None]:
+    """Within this block, `identifiers` and `attribute_names` also count `names` as taken."""
+    token = _RESERVED.set(names)
+    try:
+        yield
+    finally:
+        _RESERVED.reset(token)
+
+
+class _Also(AbstractSet[str]):
+    """Two sets seen as one (a view: no copy)."""
+
+    def __init__(self, first: AbstractSet[str], second: AbstractSet[str]) -> None:
+        self._first, self._second = first, second
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._first or name in self._second
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._first
+        yield from (name for name in self._second if name not in self._first)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 def identifiers(tree: ast.AST, skip: ast.AST | None = None) -> AbstractSet[str]:
-    """Every name the code uses or binds (leaving out the subtree `skip`).
+    """Every name the code uses or binds (leaving out the subtree `skip`), and the names
+    `reserved_names` sets.
 
     Counted once per tree (a file's fixes each ask): leaving out `skip` costs the size
     of `skip`, not of the tree."""
+    found = _identifiers(tree, skip)
+    reserved = _RESERVED.get()
+    return _Also(found, reserved) if reserved else found
+
+
+def _identifiers(tree: ast.AST, skip: ast.AST | None) -> AbstractSet[str]:
     counts, names = _counted(tree)
     if skip is None or (skip is not tree and skip not in parents(tree)):
         return names  # nothing of the tree is left out
@@ -93,9 +135,12 @@ def identifiers(tree: ast.AST, skip: ast.AST | None = None) -> AbstractSet[str]:
     return _Without(names, frozenset(name for name, count in left_out.items() if counts[name] <= count))
 
 
-def attribute_names(tree: ast.AST) -> frozenset[str]:
-    """Every `.name` that appears after a dot anywhere in the code (found once per tree)."""
-    return _attribute_names(tree)
+def attribute_names(tree: ast.AST) -> AbstractSet[str]:
+    """Every `.name` that appears after a dot anywhere in the code (found once per tree), and
+    the names `reserved_names` sets."""
+    found = _attribute_names(tree)
+    reserved = _RESERVED.get()
+    return _Also(found, reserved) if reserved else found
 
 
 def fresh(candidates: Iterable[str], stem: str, taken: AbstractSet[str], *more_taken: AbstractSet[str]) -> str:

@@ -10,7 +10,7 @@ fixes asked for with the engine's public `build_fix`.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Optional
 
 from ..model import Fix, Violation
@@ -37,13 +37,35 @@ class OfferSet:
     to_cell: Optional[Callable[[Violation], Violation]] = None
     # For text whose IPython magics were neutralised: drops fixes touching those lines.
     guard: Optional[Callable[[Violation], Violation]] = None
+    # For an incremental analysis (`tapelsp.incremental`): `offers` holds the findings, and
+    # this finds their offers when fixes are asked for (findings -> {(code, range, message): offer}).
+    resolve: Optional[Callable[[list[Violation]], dict[tuple, Offer]]] = None
+
+
+def resolved(offers: OfferSet, wanted: tuple[Identity, ...]) -> OfferSet:
+    """The offers of the `wanted` findings of an incremental analysis, found."""
+    assert offers.resolve is not None
+    findings = [offers.offers[key] for key in wanted if key in offers.offers]
+    found = offers.resolve(findings)
+    entries = {}
+    for key in wanted:
+        finding = offers.offers.get(key)
+        if finding is not None:
+            entry = found.get((finding.code, finding.range, finding.message))
+            if entry is not None:
+                entries[key] = entry
+    return OfferSet(offers.ident, entries, offers.to_cell, offers.guard)
 
 
 def build(entry: Offer, offers: OfferSet) -> tuple[Optional[Fix], Optional[str]]:
     """The finding's fix as the client's positions need it, or (None, why not)."""
     from ..engine import build_fix
 
+    from ..incremental.labels import default_label, render_fix
+
     built = build_fix(entry)
+    if built.fix is not None:
+        built = replace(built, fix=render_fix(built.fix, default_label))
     if offers.to_cell is not None:
         built = offers.to_cell(built)
     if offers.guard is not None:

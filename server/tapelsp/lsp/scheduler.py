@@ -197,7 +197,9 @@ class Scheduler:
             if snapshot is None:
                 return
             slot.analyses += 1
-            analysis = await self._analyse(snapshot)
+            # The worker that analysed the previous version keeps what an incremental analysis
+            # of this one reuses (tapelsp.incremental): it is preferred when free.
+            analysis = await self._analyse(snapshot, slot.result.worker if slot.result is not None else None)
             if self._slots.get(key) is not slot:
                 return
             slot.result = analysis
@@ -215,7 +217,7 @@ class Scheduler:
         return jobs.Check(snapshot.source, snapshot.settings, key=snapshot.key, ident=snapshot.ident,
                           project_root=snapshot.project_root, project_generation=snapshot.project_generation)
 
-    async def _analyse(self, snapshot: Snapshot) -> Analysis:
+    async def _analyse(self, snapshot: Snapshot, prefer: Optional[int] = None) -> Analysis:
         if snapshot.excluded:
             return Analysis(snapshot)
         size = source_size(snapshot.source)
@@ -224,7 +226,7 @@ class Scheduler:
                         "(`tapelsp --check` checks it)", snapshot.key, size, MAX_ANALYSED_CHARACTERS)
             return Analysis(snapshot)
         try:
-            checked = await self._pool.run(self._check_job(snapshot), priority=DIAGNOSTICS)
+            checked = await self._pool.run(self._check_job(snapshot), priority=DIAGNOSTICS, prefer=prefer or None)
         except WorkerError as error:
             log.error("analysis of %s (revision %d) failed: %s", snapshot.key, snapshot.version, error)
             return Analysis(snapshot, error=str(error))

@@ -21,6 +21,7 @@ import struct
 import sys
 import time
 import traceback
+from collections import OrderedDict
 from typing import Any, BinaryIO, Optional
 
 from . import fix_offers, jobs, worker_limits
@@ -64,6 +65,8 @@ class Engine:
 
     # A project index is rebuilt after this many jobs (its parsing budget is per index).
     PROJECT_JOBS = 100
+    # Documents whose incremental analysis a worker keeps.
+    CHECKERS = 8
 
     def __init__(self, test_hooks: Optional[str] = None, memory_mb: int = 0) -> None:
         self._test_hooks = test_hooks
@@ -71,6 +74,8 @@ class Engine:
         self._projects: dict[str, tuple[int, int, Any]] = {}
         self._targets: dict[tuple, Any] = {}
         self.offers = fix_offers.OfferStore()
+        # The incremental analysis of the last documents this worker analysed (Python text).
+        self._checkers: OrderedDict[str, Any] = OrderedDict()
 
     def run(self, job: Any) -> Any:
         if isinstance(job, jobs.Check):
@@ -119,6 +124,17 @@ class Engine:
                 if collected:
                     cells = join_cells(code_cells(notebook))[1]
                     offers.to_cell = lambda violation: map_violation(violation, cells)
+            elif job.key:
+                text = neutralise_magics(source.text) if source.magics else source.text
+                checker = self.checker(job, targets, project)
+                result = checker.check(text)
+                found = result.violations
+                for violation, offered in zip(result.violations, result.offered):
+                    if offered:
+                        offers.offers[fix_offers.identity(violation)] = violation
+                offers.resolve = checker.offers
+                if source.magics:
+                    offers.guard = lambda violation: _without_fix_on_changed_lines(violation, source.text, text)
             else:
                 text = neutralise_magics(source.text) if source.magics else source.text
                 found = check_source(text, source.path, job.settings, targets, project=project, fixes=True)
@@ -134,6 +150,21 @@ class Engine:
         errors = tuple(v.message for v in found if v.code == RULE_ERROR)
         return jobs.Checked(kept, seconds, errors, frozenset(offers.offers), os.getpid())
 
+    def checker(self, job: jobs.Check, targets: Any, project: Any) -> Any:
+        """The document's incremental analysis (a new one when its settings or project changed)."""
+        from ..incremental import IncrementalChecker
+
+        setup = (job.project_root, job.project_generation)
+        known = self._checkers.get(job.key)
+        if known is None or known[0] != setup or not known[1].same_setup(job.source.path, job.settings, targets):
+            known = (setup, IncrementalChecker(job.source.path, job.settings, targets))
+        known[1].project = project  # the same modules (same generation), maybe a fresh index of them
+        self._checkers[job.key] = known
+        self._checkers.move_to_end(job.key)
+        while len(self._checkers) > self.CHECKERS:
+            self._checkers.popitem(last=False)
+        return known[1]
+
     def build_fixes(self, job: jobs.BuildFixes) -> jobs.BuiltFixes:
         started = time.perf_counter()
         offers = self.offers.get(job.check.key, job.check.ident)
@@ -141,6 +172,8 @@ class Engine:
         if offers is None:
             self.check(job.check)
             offers = self.offers.get(job.check.key, job.check.ident)
+        if offers is not None and offers.resolve is not None:
+            offers = fix_offers.resolved(offers, job.wanted)
         built = []
         for wanted in job.wanted:
             entry = offers.offers.get(wanted) if offers is not None else None
