@@ -58,6 +58,7 @@ class Found:
 
 @dataclass
 class _State:
+    text: str
     lines: list[str]
     chunks: list[Chunk]
     found: list[list[Found]]  # per chunk
@@ -119,7 +120,8 @@ class IncrementalChecker:
         return self._partial(text, lines, state, change)
 
     def _whole(self, text: str, lines: list[str], reason: str) -> list[Found]:
-        self._state = None
+        """Analyse the whole text; keep its chunks for the next version when it parses (when it
+        does not, the last version that did stays the one the next is compared with)."""
         self._offers = {}
         run = self._run(text, None)
         self._offers = run.offers
@@ -133,13 +135,12 @@ class IncrementalChecker:
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return found
         elif run.parsed.problems or run.parsed.dropped:
-            return found  # analysed with recovery; the next version is analysed whole again
+            return found  # analysed with recovery: the chunks kept are the last version's that parsed
         else:
             tree = run.parsed.tree
         chunks = chunks_of(tree.body, lines, 0)
         placed = self._place(chunks, found)
-        if placed is not None:
-            self._state = _State(lines, chunks, placed)
+        self._state = _State(text, lines, chunks, placed) if placed is not None else None
         return found
 
     def _partial(self, text: str, lines: list[str], state: _State, change: LineChange) -> list[Found]:
@@ -187,7 +188,7 @@ class IncrementalChecker:
             self.stats = RunStats("partial", len(included), sum(new_chunks[i].end - new_chunks[i].start
                                                                  for i in included))
         found = [kept.get(index, []) for index in range(len(new_chunks))]
-        self._state = _State(lines, new_chunks, found)
+        self._state = _State(text, lines, new_chunks, found)
         return [f for group in found for f in group]
 
     def _run(self, text: str, partial: Optional[tuple[list[Chunk], set[int]]]) -> _Run:
@@ -240,7 +241,7 @@ class IncrementalChecker:
         label = label or labels.default_label
         state = self._state
         wanted = list(wanted)
-        if state is not None:
+        if state is not None and state.text == self._text:
             starts = [c.start for c in state.chunks]
             missing = set()
             for violation in wanted:
@@ -251,7 +252,7 @@ class IncrementalChecker:
             if missing:
                 affected = _closure(state.chunks, missing)
                 included = affected | {i for i, c in enumerate(state.chunks) if c.shared}
-                run = self._run(_reduced(self._text, state.lines, state.chunks, included), (state.chunks, included))
+                run = self._run(_reduced(state.text, state.lines, state.chunks, included), (state.chunks, included))
                 if run.trusted:
                     self._offers.update(run.offers)
         out: dict[tuple, FixOffer] = {}
