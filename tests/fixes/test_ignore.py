@@ -71,3 +71,22 @@ def test_a_notebook_finding_takes_its_cell_source():
     cell = "x = 1\ny = 2"
     fix = ignore_fix(Violation("FUNC001", "n", "m", Range(Position(1, 0), Position(1, 1)), Severity.ERROR, cell=2), cell)
     assert apply_edits(cell, fix.edits) == "x = 1\ny = 2  # tapelsp: ignore[FUNC001]"
+
+
+def test_reading_only_the_statement_gives_the_edit_reading_the_text_gives():
+    import ast
+    from pathlib import Path
+
+    texts = [p.read_text() for p in sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.py"))]
+    texts.append('x = 1\ndoc = """a\n# not a comment\nb"""  # a comment\n\n\ndef f():\n    s = (1,  # one\n         2)\n'
+                 '    return f"""{s}\n"""\n# between\ny = \'#\'  # tapelsp: ignore[FUNC001]\n')
+    compared = 0
+    for text in texts:
+        tree = ast.parse(text)
+        spans = tuple((min([s.lineno] + [d.lineno for d in getattr(s, "decorator_list", [])]) - 1, s.end_lineno)
+                      for s in tree.body)
+        for line, content in enumerate(text.split("\n")[:-1]):
+            violation = finding("TAPE001", line, 0)
+            assert ignore_fix(violation, text, spans) == ignore_fix(violation, text), (line, content)
+            compared += 1
+    assert compared > 60

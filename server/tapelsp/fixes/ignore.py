@@ -8,9 +8,11 @@ going on) or continued with a backslash cannot carry a comment: no edit then.
 
 from __future__ import annotations
 
+import bisect
 import io
 import re
 import tokenize
+from typing import Sequence
 
 from ..model import Applicability, Edit, Fix, Position, Range, Violation
 from ..suppression import codes_on_line
@@ -19,11 +21,14 @@ from ..text import SourceText
 _DIRECTIVE = re.compile(r"#[ \t]*tapelsp:[ \t]*ignore(?!-)(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
 
 
-def ignore_fix(violation: Violation, source: str) -> Fix | None:
+def ignore_fix(violation: Violation, source: str,
+               statements: Sequence[tuple[int, int]] = ()) -> Fix | None:
     """The edit that silences `violation` on its line, or None when the line cannot take one.
 
     `source` is the text the violation's range refers to (a notebook cell's source for a
-    notebook finding).
+    notebook finding). `statements`, when the caller knows them, are the 0-based line spans
+    [start, end) of the text's top-level statements, in order: only the statement holding the
+    line is then read (a complete statement tokenizes alone), not the text up to it.
     """
     text = SourceText(source)
     line_number = violation.range.start.line
@@ -33,10 +38,13 @@ def ignore_fix(violation: Violation, source: str) -> Fix | None:
     codes = codes_on_line(line)
     if codes is not None and any(violation.code.startswith(code) for code in codes):
         return None  # already silenced (by a bare directive or by this code)
-    if not _can_end_with_comment(source, line_number, line):
+    if line.rstrip(" \t\f").endswith("\\"):
+        return None
+    first, last = _window(statements, line_number, len(text.lines))
+    ends_in_string, comment = _line_tokens("\n".join(text.lines[first:last]) + "\n", line_number - first, line)
+    if ends_in_string:
         return None
     title = f"Ignore {violation.code} on this line"
-    comment = _comment_column(source, line_number, line)
     if comment is not None:
         match = _DIRECTIVE.search(line, comment)
         if match is not None and match.group("codes") is not None:
@@ -53,45 +61,36 @@ def ignore_fix(violation: Violation, source: str) -> Fix | None:
     return Fix(title, Applicability.SAFE, (edit,))
 
 
-def _tokens(source: str) -> list[tokenize.TokenInfo] | None:
-    try:
-        return list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, SyntaxError, IndentationError, ValueError):
-        return None
+def _window(statements: Sequence[tuple[int, int]], line: int, count: int) -> tuple[int, int]:
+    """The lines to tokenize for `line`: its statement's, or from the start of the text."""
+    if statements:
+        index = bisect.bisect_right([start for start, _end in statements], line) - 1
+        if index >= 0 and line < statements[index][1]:
+            return statements[index]
+        if index < 0 or line >= statements[index][1]:
+            return line, line + 1  # between statements: a comment or an empty line
+    return 0, count  # read lazily: tokenizing stops after the line (or the string going over it)
 
 
-def _can_end_with_comment(source: str, line_number: int, line: str) -> bool:
-    stripped = line.rstrip(" \t\f")
-    if stripped.endswith("\\"):
-        return False
-    tokens = _tokens(source)
-    if tokens is None:
-        return True  # a file that does not tokenize: the line itself is the best guess
+def _line_tokens(source: str, line_number: int, line: str) -> tuple[bool, int | None]:
+    """(whether the 0-based line ends inside a string, where its comment starts or None),
+    tokenizing `source` only up to that line."""
     row = line_number + 1
-    for token in tokens:
-        if token.start[0] > row:
-            break
-        if token.type == tokenize.STRING or _is_fstring_part(token):
-            # The line's end is inside a string that starts on or before it and ends after it.
-            if token.start[0] <= row < token.end[0]:
-                return False
-    return True
+    comment = None
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.start[0] > row:
+                break
+            if (token.type == tokenize.STRING or _is_fstring_part(token)) and token.start[0] <= row < token.end[0]:
+                return True, None  # a string that starts on or before the line goes on after it
+            if token.type == tokenize.COMMENT and token.start[0] == row:
+                comment = token.start[1]
+    except (tokenize.TokenError, SyntaxError, IndentationError, ValueError):
+        # What does not tokenize (up to the line): the line itself is the best guess.
+        match = _DIRECTIVE.search(line)
+        return False, match.start() if match else None
+    return False, comment
 
 
 def _is_fstring_part(token: tokenize.TokenInfo) -> bool:
     return tokenize.tok_name.get(token.type, "") in ("FSTRING_MIDDLE", "FSTRING_START", "FSTRING_END")
-
-
-def _comment_column(source: str, line_number: int, line: str) -> int | None:
-    """Where the line's comment starts (code points), or None."""
-    tokens = _tokens(source)
-    if tokens is None:
-        match = _DIRECTIVE.search(line)
-        return match.start() if match else None
-    row = line_number + 1
-    for token in tokens:
-        if token.type == tokenize.COMMENT and token.start[0] == row:
-            return token.start[1]
-        if token.start[0] > row:
-            break
-    return None

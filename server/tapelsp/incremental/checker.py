@@ -233,6 +233,14 @@ class IncrementalChecker:
             placed[index].append(entry)
         return placed
 
+    def statements(self) -> tuple[tuple[int, int], ...]:
+        """The 0-based line spans [start, end) of the top-level statements of the text `check`
+        saw last, when it parsed (empty otherwise)."""
+        state = self._state
+        if state is None or state.text != self._text:
+            return ()
+        return tuple((c.start, c.end) for c in state.chunks)
+
     # -- fixes ------------------------------------------------------------------------------
     def offers(self, wanted: Iterable[Violation], label: Optional[Label] = None) -> dict[tuple, FixOffer]:
         """The fix offers of findings of the current version (as `check` returned them), keyed

@@ -76,6 +76,8 @@ class Checked:
     offered: frozenset = frozenset()
     # The worker process that holds those offers.
     worker: int = 0
+    # 0-based line spans [start, end) of the text's top-level statements, when known.
+    statements: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -233,7 +233,7 @@ class Scheduler:
         for message in checked.rule_errors:
             log.warning("%s: a rule failed and its findings were dropped: %s", snapshot.key, message)
         return Analysis(snapshot, checked.violations, seconds=checked.seconds, rule_errors=checked.rule_errors,
-                        offered=checked.offered, worker=checked.worker)
+                        offered=checked.offered, worker=checked.worker, statements=checked.statements)
 
     # -- helpers ---------------------------------------------------------------------------
     def _deliver(self, analysis: Analysis) -> None:

@@ -60,6 +60,8 @@ class Analysis:
     # Identities of the findings that have a fix offer, and the worker holding the offers.
     offered: frozenset = frozenset()
     worker: int | None = None
+    # 0-based line spans of the top-level statements of the text, when the worker knows them.
+    statements: tuple[tuple[int, int], ...] = ()
 
     @property
     def ident(self) -> Ident:

@@ -116,6 +116,7 @@ class Engine:
         project = self.project(job.project_root, job.project_generation)
         targets = self.targets(job.settings)
         offers = fix_offers.OfferSet(job.ident)
+        statements: tuple[tuple[int, int], ...] = ()
         started = time.perf_counter()
         with deferred_fixes() as collected:
             if source.kind == jobs.NOTEBOOK:
@@ -133,6 +134,7 @@ class Engine:
                     if offered:
                         offers.offers[fix_offers.identity(violation)] = violation
                 offers.resolve = checker.offers
+                statements = checker.statements()
                 if source.magics:
                     offers.guard = lambda violation: _without_fix_on_changed_lines(violation, source.text, text)
             else:
@@ -148,7 +150,7 @@ class Engine:
             self.offers.put(job.key, offers)
         kept = tuple(v for v in found if v.code != RULE_ERROR)
         errors = tuple(v.message for v in found if v.code == RULE_ERROR)
-        return jobs.Checked(kept, seconds, errors, frozenset(offers.offers), os.getpid())
+        return jobs.Checked(kept, seconds, errors, frozenset(offers.offers), os.getpid(), statements)
 
     def checker(self, job: jobs.Check, targets: Any, project: Any) -> Any:
         """The document's incremental analysis (a new one when its settings or project changed)."""

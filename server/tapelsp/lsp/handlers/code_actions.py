@@ -61,7 +61,8 @@ def register(server: "TapeLanguageServer") -> None:
                 # Only the fixes of these findings are built (libcst runs for them alone).
                 built = await session.scheduler.fixes(analysis, in_range)
                 actions.extend(quick_fixes(in_range, built, target, encoding, document_changes,
-                                           memoised_ignore(session.scheduler.memo(analysis), target)))
+                                           memoised_ignore(session.scheduler.memo(analysis), target,
+                                                           () if analysis.snapshot.is_notebook else analysis.statements)))
         for kind, whole_notebook in ((FIX_ALL, False), (NOTEBOOK_FIX_ALL, True)):
             if only is None or not wanted(kind, only):
                 continue  # fix-all is a source action: offered when source actions are asked for
@@ -98,15 +99,17 @@ def register(server: "TapeLanguageServer") -> None:
         return action
 
 
-def memoised_ignore(memo: dict, target: Target) -> Callable[[Violation], Optional[Fix]]:
-    """`ignore_fix` (it tokenizes the whole text) once per finding and analysis."""
+def memoised_ignore(memo: dict, target: Target,
+                    statements: tuple[tuple[int, int], ...] = ()) -> Callable[[Violation], Optional[Fix]]:
+    """`ignore_fix` once per finding and analysis (it tokenizes the finding's statement when
+    the `statements` of the text are known, the text up to the finding otherwise)."""
     def ignore_of(violation: Violation) -> Optional[Fix]:
         key = ("ignore", target.uri, identity(violation))
         if key not in memo:
             text_key = ("text", target.uri)
             if text_key not in memo:
                 memo[text_key] = target.text
-            memo[key] = ignore_fix(violation, memo[text_key])
+            memo[key] = ignore_fix(violation, memo[text_key], statements)
         return memo[key]
     return ignore_of
 
