@@ -6,9 +6,10 @@
 For a generated TensorFlow file of each size it starts the real server (`python -m
 tapelsp`, stdio, the client's side written here in a few lines), opens the file and then:
 
-- edits it `--rounds` times (one line appended to a comment: every finding stays) and
-  times didChange -> publishDiagnostics. The server's own measure (`tapelsp/status`:
-  from the didChange it received to the diagnostics it sent, debounce set to 0) is the
+- edits it `--rounds` times in each of three ways (a comment line appended at the end; a
+  character typed into a function in the middle; a line added to that function, which moves
+  every later finding) and times didChange -> publishDiagnostics. The server's own measure
+  (`tapelsp/status`: from the didChange it received to the diagnostics it sent, debounce 0) is the
   number compared with `ast.parse` of the same text in this process; the client's round
   trip and the engine's own time in the worker are printed beside it;
 - asks for the code actions at a fixable finding right after the diagnostics arrive
@@ -281,30 +282,63 @@ def document_status(status: dict, uri: str) -> dict:
     return next(d for d in status["documents"] if d["uri"] == uri)
 
 
-async def edit_rounds(client: Client, uri: str, text: str, rounds: int) -> dict:
-    lines = text.count("\n")
+# Edits timed per file. "comment": a comment line appended at the end (no statement changes);
+# "body": a character typed into, then deleted from, a line of a function in the middle of the
+# file; "line": a line added to, then removed from, that function (every later line moves).
+EDIT_KINDS = ("comment", "body", "line")
+
+
+def _middle_line(lines: list[str]) -> int:
+    middle = len(lines) // 2
+    return next(i for i in range(middle, len(lines)) if "tf.square(" in lines[i])
+
+
+async def edit_rounds(client: Client, uri: str, text: str, rounds: int, version: int, kind: str) -> dict:
+    lines = text.split("\n")
     server, trip, engine, parse = [], [], [], []
-    version = 1
+    target = _middle_line(lines)
+    column = lines[target].index("tf.square(") + len("tf.square")
     for round_number in range(rounds):
         version += 1
-        comment = f"# edit {round_number}\n"
-        text += comment
+        undo = round_number % 2 == 1
+        if kind == "comment":
+            at = len(lines) - 1
+            change = {"range": {"start": {"line": at, "character": 0}, "end": {"line": at, "character": 0}},
+                      "text": f"# edit {round_number}\n"}
+            lines[at:at] = [f"# edit {round_number}"]
+        elif kind == "body":
+            if undo:
+                change = {"range": {"start": {"line": target, "character": column},
+                                    "end": {"line": target, "character": column + 1}}, "text": ""}
+                lines[target] = lines[target][:column] + lines[target][column + 1:]
+            else:
+                change = {"range": {"start": {"line": target, "character": column},
+                                    "end": {"line": target, "character": column}}, "text": " "}
+                lines[target] = lines[target][:column] + " " + lines[target][column:]
+        else:
+            if undo:
+                change = {"range": {"start": {"line": target, "character": 0},
+                                    "end": {"line": target + 1, "character": 0}}, "text": ""}
+                del lines[target]
+            else:
+                indent = lines[target][:len(lines[target]) - len(lines[target].lstrip())]
+                change = {"range": {"start": {"line": target, "character": 0},
+                                    "end": {"line": target, "character": 0}}, "text": f"{indent}scale = 1.0\n"}
+                lines.insert(target, f"{indent}scale = 1.0")
+        text = "\n".join(lines)
         parse.append(parse_seconds(text, 3))
         mark = len(client.published)
         sent = time.perf_counter()
-        client.notify("textDocument/didChange", {
-            "textDocument": {"uri": uri, "version": version},
-            "contentChanges": [{"range": {"start": {"line": lines, "character": 0},
-                                          "end": {"line": lines, "character": 0}}, "text": comment}]})
+        client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                 "contentChanges": [change]})
         arrived, _found = await client.diagnostics(uri, version, mark)
-        lines += 1
         trip.append(arrived - sent)
         status = document_status(await client.request("tapelsp/status", {}), uri)
         server.append(status["publishedAfter"])
         engine.append(status["engineSeconds"])
     return {"server": statistics.median(server), "trip": statistics.median(trip),
             "engine": statistics.median(engine), "parse": statistics.median(parse), "version": version,
-            "text": text}
+            "text": text, "kind": kind}
 
 
 async def code_action_latency(client: Client, uri: str, diagnostics: list) -> dict:
@@ -361,15 +395,20 @@ async def run(sizes: list[int], rounds: int, burst_changes: int) -> None:
                                                                     "version": 1, "text": text}})
             first_arrival, found = await client.diagnostics(uri, 1, mark)
             first = first_arrival - opened
-            edits = await edit_rounds(client, uri, text, rounds)
+            version, kinds = 1, []
+            for kind in EDIT_KINDS:
+                edits = await edit_rounds(client, uri, text, rounds, version, kind)
+                version, text = edits["version"], edits["text"]
+                kinds.append({k: v for k, v in edits.items() if k != "text"})
             _at, current = client.published[-1]
             actions = await code_action_latency(client, uri, current["diagnostics"])
             status = await client.request("tapelsp/status", {"workers": True})
             if size == max(sizes):
                 memory = {"server": rss_kib(status["pid"]),
                           "workers": [rss_kib(pid) for pid in status["workerPids"]]}
-            results.append({"size": size, "lines": text.count("\n"), "findings": len(found), "first": first,
-                            **{k: v for k, v in edits.items() if k != "text"}, "actions": actions})
+            for edits in kinds:
+                results.append({"size": size, "lines": text.count("\n"), "findings": len(found), "first": first,
+                                **edits, "actions": actions if edits is kinds[-1] else {}})
             client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
         status = await client.request("tapelsp/status", {"workers": True})
     finally:
@@ -392,18 +431,22 @@ async def run(sizes: list[int], rounds: int, burst_changes: int) -> None:
 
     print()
     print("didChange -> publishDiagnostics (debounce 0; medians of the edit rounds)")
-    header = (f"{'lines':>7} {'findings':>8} {'ast.parse':>10} {'server':>10} {'ratio':>6} {'engine':>10} "
+    header = (f"{'lines':>7} {'edit':>7} {'findings':>8} {'ast.parse':>10} {'server':>10} {'ratio':>6} {'engine':>10} "
               f"{'ratio':>6} {'overhead':>9} {'ratio':>6} {'round trip':>10} {'first open':>10}")
     print(header)
     for r in results:
         overhead = r["server"] - r["engine"]
-        print(f"{r['lines']:>7} {r['findings']:>8} {r['parse'] * 1000:>8.1f}ms {r['server'] * 1000:>8.1f}ms "
+        print(f"{r['lines']:>7} {r['kind']:>7} {r['findings']:>8} {r['parse'] * 1000:>8.1f}ms {r['server'] * 1000:>8.1f}ms "
               f"{r['server'] / r['parse']:>5.1f}x {r['engine'] * 1000:>8.1f}ms {r['engine'] / r['parse']:>5.1f}x "
               f"{overhead * 1000:>7.1f}ms {overhead / r['parse']:>5.2f}x {r['trip'] * 1000:>8.1f}ms "
               f"{r['first']:>9.2f}s")
     print("  server = the server's own time from the didChange it received to the diagnostics it sent;")
     print("  engine = check_source in the worker; overhead = server - engine (sync, snapshot, the pipe")
     print("  both ways, conversion to LSP, JSON); ratio = / ast.parse of the same text in this process.")
+    print("  edit: comment = a comment line appended at the end; body = a character typed into (then")
+    print("  deleted from) a function in the middle; line = a line added to (then removed from) it, which")
+    print("  moves every later finding. The worker analyses again only the statements an edit can change")
+    print("  (tapelsp.incremental); first open = the whole file, once.")
     print("  Goal (BENCHMARKS.md): server within 2x of ast.parse.")
     print()
     print("code actions at a fixable finding (quick fixes + ignore)")
@@ -435,7 +478,7 @@ async def run(sizes: list[int], rounds: int, burst_changes: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[3000, 10000], help="file sizes in lines")
-    parser.add_argument("--rounds", type=int, default=3, help="edits timed per size")
+    parser.add_argument("--rounds", type=int, default=4, help="edits timed per size and kind of edit")
     parser.add_argument("--burst", type=int, default=200, help="didChange notifications in the burst")
     args = parser.parse_args()
     asyncio.run(run(sorted(args.sizes), args.rounds, args.burst))
