@@ -14,7 +14,7 @@ from typing import Callable
 from ..text import SourceText
 from .model import Binding, CallSite, Facts, ModeMarker, Scope, Tape, TfFunction
 from .names import ImportTable, dotted
-from .walk import children as child_nodes
+from .walk import REVERSED_FIELDS, inner_children, reversed_fields
 
 GRADIENT_TAPE = "tensorflow.GradientTape"
 TF_FUNCTION = "tensorflow.function"
@@ -61,14 +61,20 @@ def binding_kind(qualname: str | None) -> str | None:
     return None
 
 
+_Name, _Constant, _Lambda, _Call, _Attribute, _Load = \
+    ast.Name, ast.Constant, ast.Lambda, ast.Call, ast.Attribute, ast.Load
+
+
 class _Walker:
     def __init__(self, facts: Facts) -> None:
         self.facts = facts
         self.imports = facts.imports
         self.scope = facts.module
-        self.tapes: list[Tape] = []
-        self.guards: list[ast.If] = []
-        self.loops: list[ast.stmt] = []
+        # The open tape blocks, enclosing `if`s and loops: tuples, shared by the records made
+        # under them (a new tuple when one opens, the saved one back when it closes).
+        self.tapes: tuple[Tape, ...] = ()
+        self.guards: tuple[ast.If, ...] = ()
+        self.loops: tuple[ast.stmt, ...] = ()
         self.pending_call_functions: list[tuple[TfFunction, Scope]] = []
 
     # --- traversal ---------------------------------------------------------------
@@ -89,30 +95,40 @@ class _Walker:
         is visited through `visit_lambda`.
         """
         stack = [root]
+        pop, push, extend = stack.pop, stack.append, stack.extend
         loads = self.scope.loads
+        fields_of = REVERSED_FIELDS.get
         while stack:
-            node = stack.pop()
+            node = pop()
             kind = type(node)
-            if kind is ast.Name:
-                if isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
+            if kind is _Name:
+                if type(node.ctx) is _Load:  # type: ignore[attr-defined]
                     loads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined]
                 continue
-            if kind is ast.Constant:
+            if kind is _Constant:
                 continue
-            if kind is ast.Lambda:
+            if kind is _Lambda:
                 self.visit_lambda(node)  # type: ignore[arg-type]
                 continue
-            if kind is ast.Call:
+            if kind is _Call:
                 self.record_call(node)  # type: ignore[arg-type]
-            elif kind is ast.Attribute and isinstance(node.value, ast.Name) \
-                    and isinstance(node.ctx, ast.Load):  # type: ignore[attr-defined]
+            elif kind is _Attribute and type(node.value) is _Name \
+                    and type(node.ctx) is _Load:  # type: ignore[attr-defined]
                 loads.setdefault(f"{node.value.id}.{node.attr}", []).append(node)  # type: ignore[attr-defined]
-            children = child_nodes(node)
-            children.reverse()
-            stack.extend(children)
+            # The children, pushed last first so that they come off the stack in order;
+            # a None or a non-node pushed from a list has no fields and is passed over.
+            fields = fields_of(kind)
+            if fields is None:
+                fields = reversed_fields(kind)
+            for name in fields:
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    extend(reversed(value))
+                elif value is not None:
+                    push(value)
 
     def generic(self, node: ast.AST) -> None:
-        for child in child_nodes(node):
+        for child in inner_children(node):
             self.visit(child)
 
     def visit_all(self, nodes) -> None:
@@ -125,7 +141,7 @@ class _Walker:
         scope = Scope(node=node, kind=kind, parent=self.scope)
         self.facts.scopes.append(scope)
         saved = (self.scope, self.tapes, self.guards, self.loops)
-        self.scope, self.tapes, self.guards, self.loops = scope, [], [], []
+        self.scope, self.tapes, self.guards, self.loops = scope, (), (), ()
         return saved
 
     def _leave(self, saved: tuple) -> None:
@@ -192,10 +208,11 @@ class _Walker:
             tape = self._tape_from_item(node, item)
             if tape is not None:
                 opened.append(tape)
-        self.tapes.extend(opened)
-        self.visit_all(node.body)
+        outer = self.tapes
         if opened:
-            del self.tapes[-len(opened):]
+            self.tapes = outer + tuple(opened)
+        self.visit_all(node.body)
+        self.tapes = outer
 
     def _tape_from_item(self, node: ast.With | ast.AsyncWith, item: ast.withitem) -> Tape | None:
         expr = item.context_expr
@@ -205,7 +222,7 @@ class _Walker:
                         parent=self.tapes[-1] if self.tapes else None, item=item,
                         persistent=_keyword(expr, "persistent", 0),
                         watch_accessed_variables=_keyword(expr, "watch_accessed_variables", 1),
-                        loops=tuple(self.loops))
+                        loops=self.loops)
             self.facts.tapes.append(tape)
             return tape
         bound = dotted(expr)
@@ -216,7 +233,7 @@ class _Walker:
                                 parent=self.tapes[-1] if self.tapes else None, item=item,
                                 persistent=earlier.persistent,
                                 watch_accessed_variables=earlier.watch_accessed_variables,
-                                loops=tuple(self.loops))
+                                loops=self.loops)
                     self.facts.tapes.append(tape)
                     return tape
         return None
@@ -227,17 +244,19 @@ class _Walker:
         else:
             self.visit(node.iter)
             self.visit(node.target)
-        self.loops.append(node)
+        outer = self.loops
+        self.loops = outer + (node,)
         self.visit_all(node.body)
-        self.loops.pop()
+        self.loops = outer
         self.visit_all(node.orelse)
 
     def visit_if(self, node: ast.If) -> None:
         self.visit(node.test)
-        self.guards.append(node)
+        outer = self.guards
+        self.guards = outer + (node,)
         self.visit_all(node.body)
         self.visit_all(node.orelse)
-        self.guards.pop()
+        self.guards = outer
 
     def visit_assign(self, node: ast.Assign | ast.AnnAssign) -> None:
         value = node.value
@@ -271,7 +290,7 @@ class _Walker:
                                              parent=self.tapes[-1] if self.tapes else None,
                                              persistent=_keyword(value, "persistent", 0),
                                              watch_accessed_variables=_keyword(value, "watch_accessed_variables", 1),
-                                             loops=tuple(self.loops)))
+                                             loops=self.loops))
 
     def visit_global(self, node: ast.Global | ast.Nonlocal) -> None:
         self.scope.globals.update(node.names)
@@ -284,8 +303,8 @@ class _Walker:
         receiver = method = None
         if isinstance(func, ast.Attribute):
             receiver, method = dotted(func.value), func.attr
-        site = CallSite(node=node, qualname=qualname, scope=self.scope, tapes=tuple(self.tapes),
-                        guards=tuple(self.guards), loops=tuple(self.loops),
+        site = CallSite(node=node, qualname=qualname, scope=self.scope, tapes=self.tapes,
+                        guards=self.guards, loops=self.loops,
                         receiver=receiver, method=method)
         self.facts.calls.append(site)
         if qualname is not None:

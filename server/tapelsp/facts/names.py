@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
 # Module prefixes that mean the same thing; the longest match is rewritten.
 _PREFIXES: tuple[tuple[str, str], ...] = (
@@ -48,6 +49,7 @@ _TOP_LEVEL = {
 }
 
 
+@lru_cache(maxsize=4096)  # a file resolves the same few dozen names over and over
 def canonical(qualname: str) -> str:
     """Rewrite prefixes until none applies: `tf.compat.v2` + `.compat.v1.Variable`,
     `tensorflow.compat.v2.keras.layers` all reach their canonical names."""

@@ -39,3 +39,39 @@ def children(node: ast.AST) -> list[ast.AST]:
         elif isinstance(value, ast.AST):
             out.append(value)
     return out
+
+
+# Fields that never hold a node under which an expression or a statement can sit:
+# identifiers, flags, and the context / operator / alias nodes (which have no children).
+_LEAF_FIELDS = frozenset({
+    "ctx", "op", "ops", "id", "attr", "name", "asname", "arg", "module", "level", "kind",
+    "type_comment", "conversion", "is_async", "simple", "tag", "lineno", "names", "kwd_attrs",
+    "type_ignores",
+})
+REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def reversed_fields(kind: type) -> tuple[str, ...]:
+    """The fields of node type `kind` that may hold expressions or statements, last first
+    (() for anything that is not a node type)."""
+    fields = REVERSED_FIELDS.get(kind)
+    if fields is None:
+        fields = tuple(name for name in reversed(getattr(kind, "_fields", ())) if name not in _LEAF_FIELDS)
+        REVERSED_FIELDS[kind] = fields
+    return fields
+
+
+def inner_children(node: ast.AST) -> list[ast.AST]:
+    """`children(node)` without the nodes that can hold no expression or statement
+    (`ctx`, operators, import aliases): the same order otherwise."""
+    out: list[ast.AST] = []
+    for name in reversed_fields(type(node)):
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            for item in reversed(value):
+                if isinstance(item, ast.AST):
+                    out.append(item)
+        elif isinstance(value, ast.AST):
+            out.append(value)
+    out.reverse()
+    return out
