@@ -22,6 +22,7 @@ as without it.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Sequence, TypeVar
 
 # Text whose presence means the file is TensorFlow code whose syntax errors matter.
@@ -30,14 +31,56 @@ TENSORFLOW_MENTIONS = ("tensorflow", "keras", "tf.")
 R = TypeVar("R")
 
 
+# Each search for a trigger that is absent reads the whole text, and most triggers are absent
+# from most files: so each distinct trigger is searched for once per text (several rules share
+# `GradientTape`, `function` ...), and not at all when a shorter trigger inside it is absent
+# (no `function` means no `.function`). `_seen` holds the answers for the last text asked about
+# (the engine asks `worth_parsing` and then `rules_to_run` about the same text).
+_seen: tuple[str, dict[str, bool]] = ("", {})
+
+
+@lru_cache(maxsize=64)
+def _inner_triggers(trigger: str, known: frozenset[str]) -> tuple[str, ...]:
+    """The triggers in `known` that are shorter substrings of `trigger`."""
+    return tuple(sorted((other for other in known if other != trigger and other in trigger), key=len))
+
+
+def _answers(text: str) -> dict[str, bool]:
+    global _seen
+    seen = _seen
+    if seen[0] is text:
+        return seen[1]
+    answers: dict[str, bool] = {}
+    _seen = (text, answers)
+    return answers
+
+
+def _contains(text: str, trigger: str, answers: dict[str, bool], known: frozenset[str]) -> bool:
+    found = answers.get(trigger)
+    if found is None:
+        found = all(_contains(text, inner, answers, known) for inner in _inner_triggers(trigger, known)) \
+            and trigger in text
+        answers[trigger] = found
+    return found
+
+
 def may_fire(text: str, triggers: Sequence[str]) -> bool:
     """Can a rule with these triggers find anything in `text`? (No triggers: it can.)"""
-    return not triggers or any(trigger in text for trigger in triggers)
+    if not triggers:
+        return True
+    answers, known = _answers(text), frozenset(triggers)
+    return any(_contains(text, trigger, answers, known) for trigger in triggers)
 
 
 def rules_to_run(text: str, rules: Sequence[R]) -> list[R]:
     """The rules that can find something in `text`, in their order."""
-    return [rule for rule in rules if may_fire(text, rule.triggers)]  # type: ignore[attr-defined]
+    answers, known = _answers(text), _all_triggers(rules)
+    return [rule for rule in rules  # type: ignore[attr-defined]
+            if not rule.triggers or any(_contains(text, t, answers, known) for t in rule.triggers)]
+
+
+def _all_triggers(rules: Sequence[R]) -> frozenset[str]:
+    return frozenset(trigger for rule in rules for trigger in rule.triggers)  # type: ignore[attr-defined]
 
 
 def worth_parsing(text: str, rules: Sequence[R], syntax_errors: bool) -> bool:
@@ -48,4 +91,6 @@ def worth_parsing(text: str, rules: Sequence[R], syntax_errors: bool) -> bool:
     files parsed for another reason)."""
     if syntax_errors and any(mention in text for mention in TENSORFLOW_MENTIONS):
         return True
-    return any(rule.triggers and may_fire(text, rule.triggers) for rule in rules)  # type: ignore[attr-defined]
+    answers, known = _answers(text), _all_triggers(rules)
+    return any(any(_contains(text, t, answers, known) for t in rule.triggers)  # type: ignore[attr-defined]
+               for rule in rules)
