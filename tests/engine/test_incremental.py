@@ -231,37 +231,50 @@ def _fixes_of_whole(text: str) -> dict[tuple, object]:
     return {(o.violation.code, o.violation.range, o.violation.message): build_fix(o).fix for o in offers}
 
 
+def _compare_fixes(check: IncrementalChecker, edited: str) -> tuple[int, int]:
+    """Every fix `check` gives for `edited` (kept ones and built ones) against a whole analysis's:
+    (fixes compared, fixes that were kept from the previous version)."""
+    result = check.check(edited)
+    expected = _fixes_of_whole(edited)
+    wanted = [v for v, offered in zip(result.violations, result.offered) if offered]
+    assert {(v.code, v.range, v.message) for v in wanted} == set(expected)
+    kept = len(check.built())
+    fixes = check.fixes(wanted)
+    compared = 0
+    for violation in wanted:
+        built, _problem = fixes[(violation.code, violation.range, violation.message)]
+        want = expected[(violation.code, violation.range, violation.message)]
+        assert (built is None) == (want is None)
+        if built is not None:
+            assert apply_edits(edited, built.edits) == apply_edits(edited, want.edits), violation
+            assert built.title == want.title
+            compared += 1
+    return compared, kept
+
+
 def test_fixes_of_untouched_and_edited_statements_equal_the_whole_analysis_fixes():
     rng = random.Random(5)
-    sources = _example_sources()
-    texts = _joined(sources, 6, 6, seed=9)
-    compared = 0
+    texts = _joined(_example_sources(), 16, 6, seed=9)
+    compared = kept = 0
     for text in texts:
         check = checker()
-        check.check(text)
+        first = check.check(text)
+        # every fix of the first version built: the edits below keep (and move) many of them
+        check.fixes([v for v, offered in zip(first.violations, first.offered) if offered])
         lines = text.split("\n")
+        # a new function at the top: every statement moves, none is tied to it
+        moved = "def _unrelated_helper():\n    return 1\n\n\n" + text
         body = [i for i, line in enumerate(lines) if line.startswith("    ") and line.strip()]
         at = rng.choice(body)
-        edited = "\n".join(lines[:at] + [lines[at][:len(lines[at]) - len(lines[at].lstrip())] + "pass"] + lines[at:])
-        if edited.strip() == text.strip():
-            continue
-        try:
-            ast.parse(edited)
-        except SyntaxError:
-            continue
-        result = check.check(edited)
-        expected = _fixes_of_whole(edited)
-        wanted = [v for v, offered in zip(result.violations, result.offered) if offered]
-        assert {(v.code, v.range, v.message) for v in wanted} == set(expected)
-        offers = check.offers(wanted)
-        for violation in wanted:
-            built = build_fix(offers[(violation.code, violation.range, violation.message)]).fix
-            want = expected[(violation.code, violation.range, violation.message)]
-            assert (built is None) == (want is None)
-            if built is not None:
-                assert apply_edits(edited, built.edits) == apply_edits(edited, want.edits), violation
-                compared += 1
-    assert compared >= 10
+        typed = "\n".join(lines[:at] + [lines[at][:len(lines[at]) - len(lines[at].lstrip())] + "pass"] + lines[at:])
+        for edited in (moved, typed):
+            try:
+                ast.parse(edited)
+            except SyntaxError:
+                continue
+            done, carried = _compare_fixes(check, edited)
+            compared, kept = compared + done, kept + carried
+    assert compared >= 40 and kept >= 20, (compared, kept)
 
 
 def test_a_fix_does_not_take_a_name_only_a_statement_left_out_uses():

@@ -30,14 +30,15 @@ from typing import AbstractSet, Any, Callable, Iterable, Iterator, Optional
 
 from ..engine import FixOffer, check_source, deferred_fixes, kept_parses
 from ..fixes.names import reserved_names
-from ..model import Violation
+from ..model import Edit, Fix, Position, Range, Violation
 from ..settings import Settings, Targets
 from ..suppression import ignores_whole_file
 from . import labels
-from .chunks import Chunk, chunks_of
+from .chunks import WORD, Chunk, chunks_of
 from .diff import LineChange, line_change, split_lines
 
 Label = Callable[[int], str]
+Built = tuple[Optional[Fix], Optional[str]]
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,9 @@ class RunStats:
 class Found:
     violation: Violation  # in the current version's lines, messages with line markers
     offered: bool  # its rule offers a fix
+    # Its fix once built (and why there is none), in the current version's lines: kept, moved
+    # with the finding, while nothing the fix depends on changes.
+    built: Optional[Built] = None
 
 
 @dataclass
@@ -94,6 +98,9 @@ class IncrementalChecker:
         self._state: Optional[_State] = None
         self._text = ""
         self._offers: dict[tuple, FixOffer] = {}  # marked identity -> offer, for the current text
+        # (code, range, message) as `check` returned them -> (that finding, its entry)
+        self._shown: dict[tuple, tuple[Violation, Found]] = {}
+        self._label: Label = labels.default_label
         self.stats = RunStats("whole")
 
     def same_setup(self, path: Optional[str], settings: Settings, targets: Targets) -> bool:
@@ -104,9 +111,44 @@ class IncrementalChecker:
         label = label or labels.default_label
         found = self._update(text)
         self._text = text
-        ordered = sorted(((labels.render(f.violation, label), f.offered) for f in found),
-                         key=lambda pair: pair[0].sort_key())
-        return Result([v for v, _ in ordered], [o for _, o in ordered], self.stats)
+        self._label = label
+        ordered = sorted(((labels.render(f.violation, label), f) for f in found), key=lambda pair: pair[0].sort_key())
+        self._shown = {_key(v): (v, f) for v, f in ordered}
+        return Result([v for v, _ in ordered], [f.offered for _, f in ordered], self.stats)
+
+    def built(self) -> list[tuple[Violation, Built]]:
+        """The findings of the last version whose fix is built already (as `check` returned them)."""
+        return [(shown, self._rendered(entry.built)) for shown, entry in self._shown.values()
+                if entry.built is not None]
+
+    def _rendered(self, built: Built) -> Built:
+        return (labels.render_fix(built[0], self._label), built[1])
+
+    def fixes(self, wanted: Iterable[Violation]) -> dict[tuple, Built]:
+        """The fixes of findings of the last version (as `check` returned them), keyed by (code,
+        range, message): the ones built before, and the others built now (and kept)."""
+        from ..engine import build_fix
+
+        out: dict[tuple, Built] = {}
+        missing = []
+        for violation in wanted:
+            known = self._shown.get(_key(violation))
+            if known is None or not known[1].offered:
+                continue
+            if known[1].built is not None:
+                out[_key(violation)] = self._rendered(known[1].built)
+            else:
+                missing.append(violation)
+        if missing:
+            offers = self.offers(missing, self._label)
+            for violation in missing:
+                offer = offers.get(_key(violation))
+                if offer is None:
+                    continue
+                made = build_fix(offer)
+                self._shown[_key(violation)][1].built = (made.fix, made.fix_error)
+                out[_key(violation)] = self._rendered((made.fix, made.fix_error))
+        return out
 
     def _update(self, text: str) -> list[Found]:
         lines = split_lines(text)
@@ -161,10 +203,14 @@ class IncrementalChecker:
         new_chunks = chunks[:first] + fresh + [c.moved(change.delta) for c in chunks[after:]]
         kept: dict[int, list[Found]] = {}
         seeds = set(range(first, first + len(fresh)))
+        # Words the changed lines have now and did not have: a kept fix that writes one of them
+        # could clash with it, and is built again when asked for.
+        new_words = frozenset().union(*(c.binds | c.uses for c in fresh)) - \
+            frozenset().union(*(c.binds | c.uses for c in gone))
         for index, group in enumerate(state.found[:first] + [[] for _ in fresh] + state.found[after:]):
             if first <= index < first + len(fresh):
                 continue
-            moved = [_moved(f, change.moved) for f in group]
+            moved = [_moved(f, change.moved, new_words) for f in group]
             if any(f is None for f in moved):
                 seeds.add(index)  # it names a line that changed: analysed again
             else:
@@ -278,11 +324,20 @@ class IncrementalChecker:
         return None
 
 
-def _moved(found: Found, line_of: Callable[[int], Optional[int]]) -> Optional[Found]:
+def _moved(found: Found, line_of: Callable[[int], Optional[int]], new_words: frozenset[str]) -> Optional[Found]:
     violation = labels.moved(found.violation, line_of)
     if violation is None:
         return None
-    return found if violation is found.violation else Found(violation, found.offered)
+    built = found.built
+    if built is not None and built[0] is not None:
+        fix = labels.moved_fix(built[0], line_of)
+        if fix is None or any(not new_words.isdisjoint(WORD.findall(e.new_text)) for e in fix.edits):
+            built = None
+        elif fix is not built[0]:
+            built = (fix, built[1])
+    if violation is found.violation and built is found.built:
+        return found
+    return Found(violation, found.offered, built)
 
 
 def _closure(chunks: list[Chunk], seeds: set[int]) -> set[int]:

@@ -19,7 +19,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Calls whose presence anywhere changes how rules read the whole file (TensorFlow 1 mode
 # markers, eager switches, graph-mode sessions: see facts/build.py and rules/_guards.py).
 _FILE_WIDE = re.compile(
@@ -78,7 +78,7 @@ def _names(stmt: ast.stmt, text: str, binds: set[str], uses: set[str]) -> bool:
         binds.add(stmt.name)
         if "global" in text:
             binds.update(name for node in ast.walk(stmt) if isinstance(node, ast.Global) for name in node.names)
-        uses.update(_WORD.findall(text))
+        uses.update(WORD.findall(text))
         return False
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         binds.update(_imported(stmt))
@@ -102,7 +102,7 @@ def _names(stmt: ast.stmt, text: str, binds: set[str], uses: set[str]) -> bool:
             name = getattr(node, "name", None) or getattr(node, "rest", None)
             if isinstance(name, str):  # match patterns' captures
                 binds.add(name)
-    uses.update(_WORD.findall(text))
+    uses.update(WORD.findall(text))
     return imports
 
 

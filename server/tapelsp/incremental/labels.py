@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 from typing import Callable
 
-from ..model import Fix, Position, Range, Related, Violation
+from ..model import Edit, Fix, Position, Range, Related, Violation
 
 MARK = "\0"
 _MARKER = re.compile("\0(-?[0-9]+)\0")
@@ -51,51 +51,67 @@ def render_fix(fix: Fix | None, label: Callable[[int], str]) -> Fix | None:
     return replace(fix, title=_MARKER.sub(lambda found: label(int(found.group(1))), fix.title))
 
 
+def moved_text(text: str, line_of: Callable[[int], int | None]) -> str | None:
+    """`text` with the lines its markers name put where `line_of` says; None when one changed."""
+    if MARK not in text:
+        return text
+    failed = False
+
+    def one(found: re.Match) -> str:
+        nonlocal failed
+        number = int(found.group(1))
+        if number <= 0:
+            return found.group(0)
+        now = line_of(number - 1)
+        if now is None:
+            failed = True
+            return found.group(0)
+        return marker(now + 1)
+
+    written = _MARKER.sub(one, text)
+    return None if failed else written
+
+
+def moved_range(rng: Range, line_of: Callable[[int], int | None]) -> Range | None:
+    start, end = line_of(rng.start.line), line_of(rng.end.line)
+    if start is None or end is None:
+        return None
+    if start == rng.start.line and end == rng.end.line:
+        return rng
+    return Range(Position(start, rng.start.column), Position(end, rng.end.column))
+
+
 def moved(violation: Violation, line_of: Callable[[int], int | None]) -> Violation | None:
     """The finding with every line it names (its range, its related places, the lines its
     messages name) put where `line_of` (0-based old line -> 0-based new line, None for a
     line that changed) says; None when one of them changed."""
-    def place(rng: Range) -> Range | None:
-        start, end = line_of(rng.start.line), line_of(rng.end.line)
-        if start is None or end is None:
-            return None
-        if start == rng.start.line and end == rng.end.line:
-            return rng
-        return Range(Position(start, rng.start.column), Position(end, rng.end.column))
-
-    failed = False
-
-    def write(text: str) -> str:
-        nonlocal failed
-        if MARK not in text:
-            return text
-
-        def one(found: re.Match) -> str:
-            nonlocal failed
-            number = int(found.group(1))
-            if number <= 0:
-                return found.group(0)
-            now = line_of(number - 1)
-            if now is None:
-                failed = True
-                return found.group(0)
-            return marker(now + 1)
-
-        return _MARKER.sub(one, text)
-
-    rng = place(violation.range)
-    if rng is None:
+    rng = moved_range(violation.range, line_of)
+    message = moved_text(violation.message, line_of)
+    if rng is None or message is None:
         return None
     related = []
     for entry in violation.related:
-        where = place(entry.range)
-        if where is None:
+        where, text = moved_range(entry.range, line_of), moved_text(entry.message, line_of)
+        if where is None or text is None:
             return None
-        related.append(Related(where, write(entry.message)))
-    message = write(violation.message)
-    if failed:
-        return None
+        related.append(entry if where is entry.range and text is entry.message else Related(where, text))
     if rng is violation.range and message is violation.message and all(
-            a.range is b.range and a.message is b.message for a, b in zip(related, violation.related)):
+            a is b for a, b in zip(related, violation.related)):
         return violation
     return replace(violation, range=rng, message=message, related=tuple(related))
+
+
+def moved_fix(fix: Fix, line_of: Callable[[int], int | None]) -> Fix | None:
+    """The fix with its edits and the lines its title names moved; None when one changed."""
+    title = moved_text(fix.title, line_of)
+    if title is None:
+        return None
+    edits = []
+    for edit in fix.edits:
+        where = moved_range(edit.range, line_of)
+        if where is None:
+            return None
+        edits.append(edit if where is edit.range else Edit(where, edit.new_text))
+    if title is fix.title and all(a is b for a, b in zip(edits, fix.edits)):
+        return fix
+    return replace(fix, title=title, edits=tuple(edits))

@@ -38,23 +38,24 @@ class OfferSet:
     # For text whose IPython magics were neutralised: drops fixes touching those lines.
     guard: Optional[Callable[[Violation], Violation]] = None
     # For an incremental analysis (`tapelsp.incremental`): `offers` holds the findings, and
-    # this finds their offers when fixes are asked for (findings -> {(code, range, message): offer}).
-    resolve: Optional[Callable[[list[Violation]], dict[tuple, Offer]]] = None
+    # this builds their fixes (findings -> {(code, range, message): (fix, why none)}).
+    build_all: Optional[Callable[[list[Violation]], dict[tuple, tuple[Optional[Fix], Optional[str]]]]] = None
 
 
-def resolved(offers: OfferSet, wanted: tuple[Identity, ...]) -> OfferSet:
-    """The offers of the `wanted` findings of an incremental analysis, found."""
-    assert offers.resolve is not None
-    findings = [offers.offers[key] for key in wanted if key in offers.offers]
-    found = offers.resolve(findings)
-    entries = {}
+def build_incremental(offers: OfferSet, wanted: tuple[Identity, ...]) -> list[tuple[Identity, Optional[Fix], Optional[str]]]:
+    """The fixes of the `wanted` findings of an incremental analysis (built or kept)."""
+    assert offers.build_all is not None
+    findings = {key: offers.offers[key] for key in wanted if key in offers.offers}
+    made = offers.build_all(list(findings.values()))
+    out = []
     for key in wanted:
-        finding = offers.offers.get(key)
-        if finding is not None:
-            entry = found.get((finding.code, finding.range, finding.message))
-            if entry is not None:
-                entries[key] = entry
-    return OfferSet(offers.ident, entries, offers.to_cell, offers.guard)
+        finding = findings.get(key)
+        fix, problem = made.get((finding.code, finding.range, finding.message), (None, None)) if finding else (None, None)
+        if fix is not None and offers.guard is not None:
+            guarded = offers.guard(replace(finding, fix=fix))
+            fix, problem = guarded.fix, guarded.fix_error
+        out.append((key, fix, problem))
+    return out
 
 
 def build(entry: Offer, offers: OfferSet) -> tuple[Optional[Fix], Optional[str]]:

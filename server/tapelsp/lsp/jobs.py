@@ -47,6 +47,9 @@ class BuildFixes:
 
     check: Check
     wanted: tuple[tuple, ...]  # identities (convert.identity) of the findings
+    # False: a worker that does not hold the analysis answers with nothing (it does not
+    # analyse the document again): for fixes built ahead of time, in the background.
+    reanalyse: bool = True
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,8 @@ class Checked:
     worker: int = 0
     # 0-based line spans [start, end) of the text's top-level statements, when known.
     statements: tuple[tuple[int, int], ...] = ()
+    # Fixes the worker built for findings of earlier versions and kept: (identity, fix, why none).
+    built: tuple[tuple[tuple, Fix | None, str | None], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -179,6 +179,10 @@ class WorkerPool:
     def pids(self) -> list[int]:
         return sorted(worker.pid for worker in self._all)
 
+    def idle_pids(self) -> list[int]:
+        """The workers waiting for a job."""
+        return [worker.pid for worker in self._idle]
+
     # -- scheduling -------------------------------------------------------------------
     def _release(self, worker: _Worker) -> None:
         while self._waiting:

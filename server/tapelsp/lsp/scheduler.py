@@ -23,7 +23,7 @@ from typing import Awaitable, Callable, Optional, Sequence
 from ..model import Fix, Violation
 from . import jobs
 from .convert import identity
-from .pool import DIAGNOSTICS, FIXES, WorkerError, WorkerPool
+from .pool import BACKGROUND, DIAGNOSTICS, FIXES, WorkerError, WorkerPool
 from .snapshots import Analysis, Ident, Snapshot
 
 log = logging.getLogger("tapelsp.lsp")
@@ -33,6 +33,8 @@ Built = tuple[Optional[Fix], Optional[str]]  # a finding's fix, or why it has no
 # Documents longer than this are kept but not analysed: a 2 MB module takes a worker about
 # 9 s and 400 MB, and both grow with the size (a 20 MB one went past 1.9 GB).
 MAX_ANALYSED_CHARACTERS = 2_000_000
+# Seconds a document stays unchanged before the fixes of its findings are built ahead of time.
+FIX_AHEAD_DELAY = 0.3
 
 
 def source_size(source: jobs.Source) -> int:
@@ -52,6 +54,7 @@ class _Slot:
     memo: dict = field(default_factory=dict)
     waiters: list[asyncio.Future] = field(default_factory=list)
     analyses: int = 0  # how many analyses were started for this slot (for the status request)
+    ahead: Optional[asyncio.Task] = None  # building fixes ahead of time (see _build_ahead)
     changed_at: float = 0.0  # monotonic time of the last change
     published_after: Optional[float] = None  # seconds from the last change to its diagnostics
 
@@ -62,19 +65,24 @@ class Scheduler:
                  snapshot_of: Callable[[str], Optional[Snapshot]],
                  on_analysis: Callable[[Analysis], None],
                  debounce: Callable[[], float],
-                 ready: Optional[Callable[[], Awaitable[None]]] = None) -> None:
+                 ready: Optional[Callable[[], Awaitable[None]]] = None,
+                 fix_ahead: bool = True) -> None:
         self._pool = pool
         self._ident_of = ident_of
         self._snapshot_of = snapshot_of
         self._on_analysis = on_analysis
         self._debounce = debounce
         self._ready = ready
+        self._fix_ahead = fix_ahead
         self._slots: dict[str, _Slot] = {}
 
     # -- notifications from the session -------------------------------------------------
     def touch(self, key: str, delay: float | None = None) -> None:
         """The document changed (or its settings did): analyse it after the debounce delay."""
         slot = self._slots.setdefault(key, _Slot())
+        if slot.ahead is not None:
+            slot.ahead.cancel()  # no new fix is built ahead for a version that is gone
+            slot.ahead = None
         now = asyncio.get_running_loop().time()
         slot.deadline = now + (self._debounce() if delay is None else delay)
         slot.changed_at = time.monotonic()
@@ -90,6 +98,8 @@ class Scheduler:
             slot.driver.cancel()
         for future in slot.building.values():
             future.cancel()
+        if slot.ahead is not None:
+            slot.ahead.cancel()
         self._wake(slot)
 
     # -- results ---------------------------------------------------------------------------
@@ -141,16 +151,45 @@ class Scheduler:
             await asyncio.gather(*(asyncio.shield(future) for future in pending), return_exceptions=True)
         return {key: slot.built.get(key, (None, None)) for key in wanted}
 
-    async def _build(self, slot: _Slot, analysis: Analysis, wanted: tuple[tuple, ...]) -> None:
-        job = jobs.BuildFixes(self._check_job(analysis.snapshot), wanted)
+    async def _build_ahead(self, slot: _Slot, analysis: Analysis) -> None:
+        """Once the document has been quiet for FIX_AHEAD_DELAY seconds, build the fixes of its
+        findings one by one, in the background, in the worker that holds the analysis (which
+        keeps them for the next versions): a quick fix asked for later is there at once.
+        Stops when a newer version is analysed, or when that worker is busy with another job."""
+        await asyncio.sleep(FIX_AHEAD_DELAY)
+        order = sorted(analysis.offered, key=lambda key: (key[1] or 0, key[2]))
+        for key in order:
+            if slot.result is not analysis or self._slots.get(analysis.snapshot.key) is not slot:
+                return
+            if key in slot.built or key in slot.building:
+                continue
+            future = asyncio.get_running_loop().create_future()
+            slot.building[key] = future
+            try:
+                done = await self._build(slot, analysis, (key,), priority=BACKGROUND, ahead=True)
+            finally:
+                if slot.building.get(key) is future:
+                    del slot.building[key]
+                if not future.done():
+                    future.set_result(None)
+            if not done:
+                return
+
+    async def _build(self, slot: _Slot, analysis: Analysis, wanted: tuple[tuple, ...], *,
+                     priority: int = FIXES, ahead: bool = False) -> bool:
+        """Build the fixes in the worker that holds the analysis; False when that did not happen."""
+        job = jobs.BuildFixes(self._check_job(analysis.snapshot), wanted, reanalyse=not ahead)
+        if ahead and analysis.worker not in self._pool.idle_pids():
+            return False  # the worker is busy (or gone): not worth waiting for, nor another worker
         try:
-            result = await self._pool.run(job, priority=FIXES, prefer=analysis.worker)
+            result = await self._pool.run(job, priority=priority, prefer=analysis.worker)
         except WorkerError as error:
             log.error("building fixes for %s failed: %s", analysis.snapshot.key, error)
-            return
+            return False
         if slot.result is analysis:
             for key, fix, problem in result.fixes:
                 slot.built[key] = (fix, problem)
+        return bool(result.fixes)
 
     @staticmethod
     def _settle_builds(slot: _Slot, futures: dict[tuple, asyncio.Future], done: asyncio.Future) -> None:
@@ -203,12 +242,14 @@ class Scheduler:
             if self._slots.get(key) is not slot:
                 return
             slot.result = analysis
-            slot.built = {}
+            slot.built = {key: (fix, problem) for key, fix, problem in analysis.built}
             slot.memo = {}
             self._wake(slot)
             if analysis.ident == self._ident_of(key):
                 slot.delivered = analysis.ident
                 self._deliver(analysis)
+                if self._fix_ahead:
+                    slot.ahead = asyncio.ensure_future(self._build_ahead(slot, analysis))
                 return
             # A newer version (or new settings) arrived meanwhile: go round for it.
 
@@ -233,7 +274,8 @@ class Scheduler:
         for message in checked.rule_errors:
             log.warning("%s: a rule failed and its findings were dropped: %s", snapshot.key, message)
         return Analysis(snapshot, checked.violations, seconds=checked.seconds, rule_errors=checked.rule_errors,
-                        offered=checked.offered, worker=checked.worker, statements=checked.statements)
+                        offered=checked.offered, worker=checked.worker, statements=checked.statements,
+                        built=checked.built)
 
     # -- helpers ---------------------------------------------------------------------------
     def _deliver(self, analysis: Analysis) -> None:

@@ -62,6 +62,8 @@ class Analysis:
     worker: int | None = None
     # 0-based line spans of the top-level statements of the text, when the worker knows them.
     statements: tuple[tuple[int, int], ...] = ()
+    # Fixes the worker had built already: (identity, fix, why none).
+    built: tuple = ()
 
     @property
     def ident(self) -> Ident:

@@ -117,6 +117,7 @@ class Engine:
         targets = self.targets(job.settings)
         offers = fix_offers.OfferSet(job.ident)
         statements: tuple[tuple[int, int], ...] = ()
+        prebuilt: tuple = ()
         started = time.perf_counter()
         with deferred_fixes() as collected:
             if source.kind == jobs.NOTEBOOK:
@@ -133,8 +134,10 @@ class Engine:
                 for violation, offered in zip(result.violations, result.offered):
                     if offered:
                         offers.offers[fix_offers.identity(violation)] = violation
-                offers.resolve = checker.offers
+                offers.build_all = checker.fixes
                 statements = checker.statements()
+                prebuilt = tuple((fix_offers.identity(violation), fix, problem)
+                                 for violation, (fix, problem) in checker.built())
                 if source.magics:
                     offers.guard = lambda violation: _without_fix_on_changed_lines(violation, source.text, text)
             else:
@@ -150,7 +153,9 @@ class Engine:
             self.offers.put(job.key, offers)
         kept = tuple(v for v in found if v.code != RULE_ERROR)
         errors = tuple(v.message for v in found if v.code == RULE_ERROR)
-        return jobs.Checked(kept, seconds, errors, frozenset(offers.offers), os.getpid(), statements)
+        if offers.guard is not None:  # fixes on lines with IPython magics are dropped
+            prebuilt = ()
+        return jobs.Checked(kept, seconds, errors, frozenset(offers.offers), os.getpid(), statements, prebuilt)
 
     def checker(self, job: jobs.Check, targets: Any, project: Any) -> Any:
         """The document's incremental analysis (a new one when its settings or project changed)."""
@@ -172,10 +177,13 @@ class Engine:
         offers = self.offers.get(job.check.key, job.check.ident)
         reanalysed = offers is None
         if offers is None:
+            if not job.reanalyse:
+                return jobs.BuiltFixes((), time.perf_counter() - started, False)
             self.check(job.check)
             offers = self.offers.get(job.check.key, job.check.ident)
-        if offers is not None and offers.resolve is not None:
-            offers = fix_offers.resolved(offers, job.wanted)
+        if offers is not None and offers.build_all is not None:
+            made = fix_offers.build_incremental(offers, job.wanted)
+            return jobs.BuiltFixes(tuple(made), time.perf_counter() - started, reanalysed)
         built = []
         for wanted in job.wanted:
             entry = offers.offers.get(wanted) if offers is not None else None
