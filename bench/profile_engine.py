@@ -7,7 +7,9 @@
 Two passes over the same files, one process, one core:
 1. plain timing, no profiler, with Python's cyclic GC on (as the CLI runs) and off:
    reading every file, `ast.parse` alone, the facts pass alone on trees parsed
-   before, and `check_source` on the texts already read (best of --repeat);
+   before, and `check_source` on the texts already read (best of --repeat); then the
+   `check_source` loop followed by a full collection, with and without releasing each
+   file's facts (`Facts.release()`), and how many objects only the cyclic collector frees;
 2. `cProfile` around the `check_source` loop, summarised by phase (the cumulative
    time of the engine's own functions: parse_source, facts build, each rule's
    check, the finishing step) and then the top functions by cumulative and own time.
