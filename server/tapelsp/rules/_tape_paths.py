@@ -357,6 +357,7 @@ class Evaluator:
         self.resolve_function = resolve_function
         self.memo: dict[int, int] = {}
         self.previous: dict[int, int] = {}
+        self.read_previous = False  # did this round read `previous` (a definition on a cycle)?
         self.active: set[int] = set()
         self.cuts: dict[int, Cut] = {}
         self.maybe_cuts = 0  # cuts whose input was only MAYBE
@@ -374,6 +375,7 @@ class Evaluator:
             self.cuts.clear()
             self.maybe_cuts = 0
             self.calls_seen.clear()
+            self.read_previous = False
             if recorded or self.mode == "touch" or _passthrough(expr):
                 result = self.value(expr, at)
             else:
@@ -381,6 +383,10 @@ class Evaluator:
             if self.memo == self.previous:
                 break
             self.previous = dict(self.memo)
+            if not self.read_previous:
+                # `previous` is the only thing one round passes to the next: a round that never
+                # read it would be followed by the very same round, ending the loop as this.
+                break
         return result
 
     # -- names and definitions --
@@ -460,6 +466,7 @@ class Evaluator:
         if key in self.memo:
             return self.memo[key]
         if key in self.active:
+            self.read_previous = True
             return self.previous.get(key, DEAD)
         self.active.add(key)
         try:
