@@ -91,6 +91,7 @@ class _Waiter:
     priority: int
     sequence: int
     future: asyncio.Future = field(compare=False)
+    only: Optional[int] = field(default=None, compare=False)  # waits for this worker (pid) alone
 
 
 class WorkerPool:
@@ -152,6 +153,9 @@ class WorkerPool:
             log.warning("analysis worker %d replaced: %s", worker.pid, reason)
         worker.kill()
         self._all.discard(worker)
+        for waiter in self._waiting:
+            if waiter.only == worker.pid:
+                waiter.only = None  # waited for this worker: any will do now
         if not self._closed:
             self._in_background(self._spawn())
 
@@ -185,31 +189,56 @@ class WorkerPool:
 
     # -- scheduling -------------------------------------------------------------------
     def _release(self, worker: _Worker) -> None:
-        while self._waiting:
-            waiter = heapq.heappop(self._waiting)
-            if not waiter.future.done():
+        passed = []
+        try:
+            while self._waiting:
+                waiter = heapq.heappop(self._waiting)
+                if waiter.future.done():
+                    continue
+                if waiter.only is not None and waiter.only != worker.pid:
+                    passed.append(waiter)  # it waits for another worker
+                    continue
                 waiter.future.set_result(worker)
                 return
-        self._idle.append(worker)
+            self._idle.append(worker)
+        finally:
+            for waiter in passed:
+                heapq.heappush(self._waiting, waiter)
 
-    async def _acquire(self, priority: int, prefer: Optional[int] = None) -> _Worker:
+    async def _acquire(self, priority: int, prefer: Optional[int] = None, patience: float = 0.0) -> _Worker:
         if self._closed:
             raise WorkerError("the server is shutting down")
         preferred = next((worker for worker in self._idle if worker.pid == prefer), None)
         if preferred is not None:
             self._idle.remove(preferred)
             return preferred
+        if patience > 0 and any(worker.pid == prefer for worker in self._all):
+            # The preferred worker is busy: wait for it a while (it holds what the job needs).
+            future: asyncio.Future = asyncio.get_running_loop().create_future()
+            heapq.heappush(self._waiting, _Waiter(priority, next(self._sequence), future, only=prefer))
+            try:
+                return await asyncio.wait_for(asyncio.shield(future), patience)
+            except asyncio.TimeoutError:
+                if future.done() and not future.cancelled():
+                    return future.result()
+                future.cancel()
+            except asyncio.CancelledError:
+                if future.done() and not future.cancelled():
+                    self._release(future.result())
+                else:
+                    future.cancel()
+                raise
         # Waiters that gave up stay in the heap until popped: they do not count.
         self._waiting = [waiter for waiter in self._waiting if not waiter.future.done()]
         heapq.heapify(self._waiting)
-        if self._idle and not self._waiting:
+        if self._idle and not any(waiter.only is None for waiter in self._waiting):
             return self._idle.pop()
         if not self._all and not self._starting:
             await self._spawn()
             if self._idle:
                 return self._idle.pop()
             raise WorkerError("no analysis worker could be started")
-        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        future = asyncio.get_running_loop().create_future()
         heapq.heappush(self._waiting, _Waiter(priority, next(self._sequence), future))
         try:
             return await future
@@ -219,13 +248,14 @@ class WorkerPool:
             raise
 
     async def run(self, job: Any, *, priority: int = DIAGNOSTICS, prefer: Optional[int] = None,
-                  timeout: Optional[float] = None) -> Any:
+                  timeout: Optional[float] = None, patience: float = 0.0) -> Any:
         """The job's result; WorkerError when the job could not be done.
 
         `prefer`: the pid of the worker to use when it is free (it holds state the job can
-        use); any worker otherwise."""
+        use); when it is busy, the job waits up to `patience` seconds for it, then takes any
+        worker."""
         for _attempt in range(2):
-            worker = await self._acquire(priority, prefer)
+            worker = await self._acquire(priority, prefer, patience)
             task = asyncio.ensure_future(self._call(worker, job, timeout or self.timeout))
             try:
                 result = await asyncio.shield(task)

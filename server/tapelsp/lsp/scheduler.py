@@ -35,6 +35,11 @@ Built = tuple[Optional[Fix], Optional[str]]  # a finding's fix, or why it has no
 MAX_ANALYSED_CHARACTERS = 2_000_000
 # Seconds a document stays unchanged before the fixes of its findings are built ahead of time.
 FIX_AHEAD_DELAY = 0.3
+# Seconds an analysis waits for the busy worker that analysed the document's previous version
+# (it analyses only what changed; another worker may have to analyse the whole text), and a
+# fix waits for the worker that holds its analysis (another would analyse the text again).
+PREFERRED_PATIENCE = 0.5
+FIX_PATIENCE = 30.0
 
 
 def source_size(source: jobs.Source) -> int:
@@ -155,10 +160,14 @@ class Scheduler:
         """Once the document has been quiet for FIX_AHEAD_DELAY seconds, build the fixes of its
         findings one by one, in the background, in the worker that holds the analysis (which
         keeps them for the next versions): a quick fix asked for later is there at once.
-        Stops when a newer version is analysed, or when that worker is busy with another job."""
+        Pauses while that worker is busy; stops when a newer version is analysed."""
         await asyncio.sleep(FIX_AHEAD_DELAY)
         order = sorted(analysis.offered, key=lambda key: (key[1] or 0, key[2]))
         for key in order:
+            while analysis.worker not in self._pool.idle_pids():
+                if analysis.worker not in self._pool.pids():
+                    return  # that worker is gone, and the analysis with it
+                await asyncio.sleep(FIX_AHEAD_DELAY)  # busy: the user's jobs go first
             if slot.result is not analysis or self._slots.get(analysis.snapshot.key) is not slot:
                 return
             if key in slot.built or key in slot.building:
@@ -179,10 +188,9 @@ class Scheduler:
                      priority: int = FIXES, ahead: bool = False) -> bool:
         """Build the fixes in the worker that holds the analysis; False when that did not happen."""
         job = jobs.BuildFixes(self._check_job(analysis.snapshot), wanted, reanalyse=not ahead)
-        if ahead and analysis.worker not in self._pool.idle_pids():
-            return False  # the worker is busy (or gone): not worth waiting for, nor another worker
         try:
-            result = await self._pool.run(job, priority=priority, prefer=analysis.worker)
+            result = await self._pool.run(job, priority=priority, prefer=analysis.worker,
+                                          patience=0.0 if ahead else FIX_PATIENCE)
         except WorkerError as error:
             log.error("building fixes for %s failed: %s", analysis.snapshot.key, error)
             return False
@@ -267,7 +275,8 @@ class Scheduler:
                         "(`tapelsp --check` checks it)", snapshot.key, size, MAX_ANALYSED_CHARACTERS)
             return Analysis(snapshot)
         try:
-            checked = await self._pool.run(self._check_job(snapshot), priority=DIAGNOSTICS, prefer=prefer or None)
+            checked = await self._pool.run(self._check_job(snapshot), priority=DIAGNOSTICS, prefer=prefer or None,
+                                           patience=PREFERRED_PATIENCE)
         except WorkerError as error:
             log.error("analysis of %s (revision %d) failed: %s", snapshot.key, snapshot.version, error)
             return Analysis(snapshot, error=str(error))
