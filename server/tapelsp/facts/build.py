@@ -13,7 +13,7 @@ from typing import Callable
 
 from ..text import SourceText
 from .model import Binding, CallSite, Facts, ModeMarker, Scope, Tape, TfFunction
-from .names import ImportTable, dotted
+from .names import ImportTable, canonical, dotted
 from .walk import REVERSED_FIELDS, inner_children, reversed_fields
 
 GRADIENT_TAPE = "tensorflow.GradientTape"
@@ -103,7 +103,11 @@ class _Walker:
             kind = type(node)
             if kind is _Name:
                 if type(node.ctx) is _Load:  # type: ignore[attr-defined]
-                    loads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined]
+                    same = loads.get(node.id)  # type: ignore[attr-defined]
+                    if same is None:
+                        loads[node.id] = [node]  # type: ignore[attr-defined]
+                    else:
+                        same.append(node)
                 continue
             if kind is _Constant:
                 continue
@@ -114,7 +118,12 @@ class _Walker:
                 self.record_call(node)  # type: ignore[arg-type]
             elif kind is _Attribute and type(node.value) is _Name \
                     and type(node.ctx) is _Load:  # type: ignore[attr-defined]
-                loads.setdefault(f"{node.value.id}.{node.attr}", []).append(node)  # type: ignore[attr-defined]
+                key = f"{node.value.id}.{node.attr}"  # type: ignore[attr-defined]
+                same = loads.get(key)
+                if same is None:
+                    loads[key] = [node]
+                else:
+                    same.append(node)
             # The children, pushed last first so that they come off the stack in order;
             # a None or a non-node pushed from a list has no fields and is passed over.
             fields = fields_of(kind)
@@ -299,23 +308,39 @@ class _Walker:
 
     def record_call(self, node: ast.Call) -> None:
         func = node.func
-        qualname = self.imports.resolve(func)
         receiver = method = None
+        # `self.imports.resolve(func)`, reading the chain of names once for it and the receiver.
         if isinstance(func, ast.Attribute):
             receiver, method = dotted(func.value), func.attr
+            base = self.imports.names.get(receiver.partition(".")[0]) if receiver is not None else None
+            qualname = canonical(f"{base}{receiver[receiver.find('.'):] if '.' in receiver else ''}.{method}") \
+                if base is not None else None  # type: ignore[union-attr]
+        elif isinstance(func, ast.Name):
+            base = self.imports.names.get(func.id)
+            qualname = canonical(base) if base is not None else None
+        else:
+            qualname = None
         site = CallSite(node=node, qualname=qualname, scope=self.scope, tapes=self.tapes,
                         guards=self.guards, loops=self.loops,
                         receiver=receiver, method=method)
         self.facts.calls.append(site)
         if qualname is not None:
-            self.facts.calls_by_name.setdefault(qualname, []).append(site)
+            same_name = self.facts.calls_by_name.get(qualname)
+            if same_name is None:
+                self.facts.calls_by_name[qualname] = [site]
+            else:
+                same_name.append(site)
             mode = _MODE_CALLS.get(qualname)
             if mode is not None:
                 self.facts.modes.append(ModeMarker(mode, node))
             if qualname == TF_FUNCTION and node.args:
                 self._tf_function_call(node)
         if receiver is not None:
-            self.scope.method_calls.setdefault((receiver, method), []).append(site)
+            same_method = self.scope.method_calls.get((receiver, method))  # type: ignore[arg-type]
+            if same_method is None:
+                self.scope.method_calls[(receiver, method)] = [site]  # type: ignore[index]
+            else:
+                same_method.append(site)
 
     # --- tf.function -------------------------------------------------------------
 
