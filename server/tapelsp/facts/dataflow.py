@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .model import Facts, Scope, Tape
 from .names import dotted as _dotted
@@ -55,7 +56,7 @@ class Def:
     # (if / try / match statement, arm) pairs around it within the scope, outermost first.
     branches: tuple[tuple[ast.stmt, int], ...]
 
-    @property
+    @cached_property
     def position(self) -> Position:
         return position(self.stmt)
 
@@ -95,7 +96,13 @@ class Flow:
         if not defs:
             return []
         where = position(at)
-        before = [d for d in defs if d.position < where and not _defines_itself(d, at)]
+        before: list[Def] = []
+        other: list[Def] = []  # at or after `at`, or the statement that holds `at`
+        for d in defs:
+            if d.position < where and not _defines_itself(d, at):
+                before.append(d)
+            else:
+                other.append(d)
         reaching: list[Def] = []
         if before:
             last = before[-1]
@@ -107,9 +114,8 @@ class Flow:
                 else:
                     break
         # Loop-carried: a later definition in a loop that also contains `at`.
-        for d in defs:
-            if (d.position >= where or _defines_itself(d, at)) and any(inside(at, loop) for loop in d.loops) \
-                    and d not in reaching:
+        for d in other:
+            if any(inside(at, loop) for loop in d.loops) and d not in reaching:
                 reaching.append(d)
         return reaching
 
