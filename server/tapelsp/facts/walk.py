@@ -75,3 +75,39 @@ def inner_children(node: ast.AST) -> list[ast.AST]:
             out.append(value)
     out.reverse()
     return out
+
+
+# Fields that hold identifiers, numbers or flags, never a node.
+_SCALAR_FIELDS = frozenset({
+    "id", "attr", "name", "asname", "arg", "module", "level", "kind", "type_comment", "conversion",
+    "is_async", "simple", "tag", "lineno", "kwd_attrs",
+})
+_ALL_REVERSED_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def nodes_under(nodes: list[ast.AST], stop: tuple[type, ...]) -> list[ast.AST]:
+    """`nodes` and every node under them, depth first in the order of `children`, not going
+    under a node of a `stop` type (it is listed itself): a list, built without generators."""
+    out: list[ast.AST] = []
+    stack = nodes[::-1]
+    pop, push, append = stack.pop, stack.append, out.append
+    node_type = ast.AST
+    while stack:
+        node = pop()
+        append(node)
+        if isinstance(node, stop):
+            continue
+        kind = type(node)
+        fields = _ALL_REVERSED_FIELDS.get(kind)
+        if fields is None:
+            fields = _ALL_REVERSED_FIELDS[kind] = tuple(
+                name for name in reversed(kind._fields) if name not in _SCALAR_FIELDS)
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in reversed(value):
+                    if isinstance(item, node_type):
+                        push(item)
+            elif isinstance(value, node_type):
+                push(value)
+    return out

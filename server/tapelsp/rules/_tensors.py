@@ -17,7 +17,7 @@ from typing import Iterable, Iterator
 from ..facts.model import Facts, Scope, TfFunction
 from ..facts.names import dotted
 from ..facts.walk import children as child_nodes
-from ..facts.walk import statements_breadth_first
+from ..facts.walk import nodes_under, statements_breadth_first
 
 # Namespaces whose lowercase functions return tensors (or structures of tensors).
 _OP_NAMESPACES = (
@@ -57,6 +57,9 @@ def op_returns_tensor(qualname: str | None) -> bool:
     return False
 
 
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
 def walk_body(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
     """Every node under `nodes`, not entering nested defs, lambdas or classes."""
     stack = list(nodes)[::-1]
@@ -80,7 +83,7 @@ def body_nodes(facts: Facts, owner: ast.AST, types: tuple[type, ...] = ()) -> li
             found = [node for node in body_nodes(facts, owner) if isinstance(node, types)]
         else:
             body = getattr(owner, "body", None)
-            found = list(walk_body(body)) if isinstance(body, list) else []
+            found = nodes_under(body, _NESTED) if isinstance(body, list) else []  # = list(walk_body(body))
         cache[key] = found
     return found
 
