@@ -358,7 +358,10 @@ def _closure(chunks: list[Chunk], seeds: set[int]) -> set[int]:
 
 
 def _reduced(text: str, lines: list[str], chunks: list[Chunk], included: set[int]) -> str:
-    """`text` with the lines of every chunk not included left empty (lines keep their numbers)."""
+    """`text` with every chunk not included reduced to a `pass` on its last line, its other lines
+    left empty: lines keep their numbers, and the statements around an included one are where
+    they are in the file (a fix's libcst region, from the end of the statement before, is the
+    same lines as in the file, not every empty line up to the last included statement)."""
     if "\r" in text:
         import re
 
@@ -368,7 +371,7 @@ def _reduced(text: str, lines: list[str], chunks: list[Chunk], included: set[int
         kept, endings = list(lines), None
     for index, chunk in enumerate(chunks):
         if index not in included:
-            kept[chunk.start:chunk.end] = [""] * (chunk.end - chunk.start)
+            kept[chunk.start:chunk.end] = [""] * (chunk.end - chunk.start - 1) + ["pass"]
     if endings is None:
         return "\n".join(kept)
     return "".join(line + ending for line, ending in zip(kept, endings))
