@@ -39,7 +39,7 @@ R = TypeVar("R")
 _seen: tuple[str, dict[str, bool]] = ("", {})
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=1024)  # (trigger, the triggers of the enabled rules): a few per configuration
 def _inner_triggers(trigger: str, known: frozenset[str]) -> tuple[str, ...]:
     """The triggers in `known` that are shorter substrings of `trigger`."""
     return tuple(sorted((other for other in known if other != trigger and other in trigger), key=len))
