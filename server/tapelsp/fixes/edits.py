@@ -187,10 +187,20 @@ def text_edits(old: str, new: str) -> tuple[Edit, ...]:
         b_offsets.append(b_offsets[-1] + len(line))
     starts = line_starts(old)
     edits: list[Edit] = []
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    # The lines both share at the start and at the end are left out of the comparison: a
+    # fix changes a few lines of a long text, and the matcher's cost grows with the square
+    # of the lines it compares when many are alike (the empty lines of a partial analysis).
+    head = 0
+    while head < len(a) and head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < len(a) - head and tail < len(b) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    matcher = difflib.SequenceMatcher(None, a[head:len(a) - tail], b[head:len(b) - tail], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
+        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
         begin, end = a_offsets[i1], a_offsets[i2]
         replacement = new[b_offsets[j1]:b_offsets[j2]]
         begin, end, replacement = _trim(old, begin, end, replacement)
