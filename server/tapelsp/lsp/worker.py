@@ -272,8 +272,10 @@ def main() -> int:
             print("tapelsp worker: out of memory reading a job", file=sys.stderr)
             return OUT_OF_MEMORY_EXIT_CODE
         exhausted = False
+        began = time.perf_counter()
         try:
             result = engine.run(job)
+            _note_if_slow(job, time.perf_counter() - began)
         except MemoryError:
             exhausted = True
         except RecursionError as error:
@@ -296,6 +298,21 @@ def main() -> int:
         if not preloaded and isinstance(result, jobs.Checked) and result.offered and not _job_waiting(source):
             preloaded = True
             _preload_fix_builders()
+
+
+# A job that takes longer than this is noted on standard error (the server's log).
+SLOW_JOB_SECONDS = 3.0
+
+
+def _note_if_slow(job: Any, seconds: float) -> None:
+    if seconds < SLOW_JOB_SECONDS:
+        return
+    what = type(job).__name__
+    if isinstance(job, jobs.BuildFixes):
+        what += " " + ", ".join(f"{key[0]} at line {key[2].start.line + 1}" for key in job.wanted[:5])
+    source = getattr(job, "source", None) or getattr(getattr(job, "check", None), "source", None)
+    where = getattr(source, "path", None) or "<unsaved>"
+    print(f"tapelsp worker {os.getpid()}: {what} on {where} took {seconds:.1f} s", file=sys.stderr, flush=True)
 
 
 def _job_waiting(source: BinaryIO) -> bool:
