@@ -10,7 +10,7 @@ import ast
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Callable
 
 from .engine import SYNTAX_ERROR, TENSORFLOW_MENTIONS, TOO_COMPLEX, UNREADABLE, check_source, meta_violation
 from .model import Edit, Fix, Position, Range, Violation
@@ -169,11 +169,14 @@ def _cell_edit_problem(fix: Fix, cell: Cell, cells: list[Cell]) -> str | None:
 
 def check_notebook(notebook: str | bytes | dict, path: str | None = None, settings: Settings | None = None,
                    targets: Targets | None = None, *, project: Any = None,
-                   fixes: bool = False) -> list[Violation]:
+                   fixes: bool = False,
+                   analyse: Callable[[str, Callable[[int], str]], list[Violation]] | None = None) -> list[Violation]:
     """Findings for a notebook (its JSON text or parsed dict), each with its 1-based `cell`.
 
     With `fixes=True` a finding's fix has edits relative to its cell's own source (as
-    `tapelsp.fixes.apply_notebook_fixes` applies them)."""
+    `tapelsp.fixes.apply_notebook_fixes` applies them). `analyse(text, line_label)`, when
+    given, analyses the joined program instead of `check_source` (the language server's
+    incremental analysis, which keeps fixes to itself)."""
     try:
         cells = code_cells(notebook)
     except NotebookError as error:
@@ -187,7 +190,10 @@ def check_notebook(notebook: str | bytes | dict, path: str | None = None, settin
         cell = _locate(mapped, line - 1)
         return f"line {line - cell.first_line} of cell {cell.number}"
 
-    violations = check_source(text, path, settings, targets, line_label=label, project=project, fixes=fixes)
+    if analyse is not None:
+        violations = analyse(text, label)
+    else:
+        violations = check_source(text, path, settings, targets, line_label=label, project=project, fixes=fixes)
     analysed = any(v.code == SYNTAX_ERROR for v in violations) or (
         any(mention in text for mention in TENSORFLOW_MENTIONS) and not ignores_whole_file(text))
     if analysed and not any(v.code == TOO_COMPLEX for v in violations):

@@ -68,3 +68,24 @@ async def test_an_edit_that_ties_a_finding_to_new_code_analyses_it_again(start_e
     assert codes(await editor.diagnostics(uri, 2)) == ["FUNC001"]
     editor.substitute(uri, "fast = tf.function(step)", "fast = step")
     assert codes(await editor.diagnostics(uri, 3)) == []
+
+
+async def test_a_cell_edit_leaves_the_other_cells_findings_as_a_fresh_analysis_gives_them(start_editor, tmp_path):
+    from .test_notebooks import IMPORTS, MARKDOWN, STEP as CELL_STEP, TAPES, Notebook
+
+    editor = await start_editor("vscode")
+    cells = [("code", IMPORTS), ("markup", MARKDOWN), ("code", CELL_STEP), ("code", TAPES)]
+    notebook = Notebook(editor, tmp_path / "train.ipynb", cells)
+    before = await notebook.diagnostics(3)
+    assert codes(before) == ["TAPE001", "TAPE002"] and any("of cell 4" in d.message for d in before)
+    # two lines more in the third cell: every later line of the joined program moves
+    notebook.set_text(2, "# a comment\n# and another\n" + CELL_STEP)
+    (variable,) = await notebook.diagnostics(2)
+    assert variable.range.start == notebook.at(2, "tfk.Variable(")
+    after = await notebook.diagnostics(3)
+    assert [(d.code, d.range, d.message) for d in after] == [(d.code, d.range, d.message) for d in before]
+    fresh = Notebook(editor, tmp_path / "fresh.ipynb",
+                     [(kind, notebook.texts[uri]) for (uri, _), (kind, _text) in zip(notebook.cells, cells)])
+    for index in (2, 3):
+        assert [(d.code, d.range, d.message) for d in await fresh.diagnostics(index)] == \
+            [(d.code, d.range, d.message) for d in await notebook.diagnostics(index)]

@@ -50,12 +50,27 @@ def build_incremental(offers: OfferSet, wanted: tuple[Identity, ...]) -> list[tu
     out = []
     for key in wanted:
         finding = findings.get(key)
-        fix, problem = made.get((finding.code, finding.range, finding.message), (None, None)) if finding else (None, None)
-        if fix is not None and offers.guard is not None:
-            guarded = offers.guard(replace(finding, fix=fix))
-            fix, problem = guarded.fix, guarded.fix_error
+        if finding is None:
+            out.append((key, None, None))
+            continue
+        fix, problem = made.get((finding.code, finding.range, finding.message), (None, None))
+        _seen, fix, problem = cell_fix(offers, finding, fix, problem)
         out.append((key, fix, problem))
     return out
+
+
+def cell_fix(offers: OfferSet, finding: Violation, fix: Optional[Fix],
+             problem: Optional[str]) -> tuple[Identity, Optional[Fix], Optional[str]]:
+    """(identity as the client sees the finding, its fix in the client's positions, why none)
+    for a finding of an incremental analysis and its fix (joined-program positions for a
+    notebook; a text's magics guard applied)."""
+    with_fix = replace(finding, fix=fix, fix_error=problem)
+    if offers.to_cell is not None:
+        with_fix = offers.to_cell(with_fix)
+    if with_fix.fix is not None and offers.guard is not None:
+        with_fix = offers.guard(with_fix)
+    return (identity(offers.to_cell(finding) if offers.to_cell is not None else finding),
+            with_fix.fix, with_fix.fix_error)
 
 
 def build(entry: Offer, offers: OfferSet) -> tuple[Optional[Fix], Optional[str]]:

@@ -120,7 +120,29 @@ class Engine:
         prebuilt: tuple = ()
         started = time.perf_counter()
         with deferred_fixes() as collected:
-            if source.kind == jobs.NOTEBOOK:
+            if source.kind == jobs.NOTEBOOK and job.key:
+                # The joined program of the code cells, analysed incrementally like a Python file.
+                notebook = {"cells": [{"cell_type": kind, "source": text} for kind, text in source.cells]}
+                checker = self.checker(job, targets, project)
+                joined: list[Any] = []
+
+                def analyse(text: str, label: Any) -> list[Any]:
+                    result = checker.check(text, label)
+                    joined.append(result)
+                    return result.violations
+
+                found = check_notebook(notebook, source.path, job.settings, targets, project=project,
+                                       analyse=analyse)
+                if joined:
+                    cells = join_cells(code_cells(notebook))[1]
+                    offers.to_cell = lambda violation: map_violation(violation, cells)
+                    for violation, offered in zip(joined[0].violations, joined[0].offered):
+                        if offered:
+                            offers.offers[fix_offers.identity(offers.to_cell(violation))] = violation
+                    offers.build_all = checker.fixes
+                    prebuilt = tuple(fix_offers.cell_fix(offers, violation, fix, problem)
+                                     for violation, (fix, problem) in checker.built())
+            elif source.kind == jobs.NOTEBOOK:
                 notebook = {"cells": [{"cell_type": kind, "source": text} for kind, text in source.cells]}
                 found = check_notebook(notebook, source.path, job.settings, targets, project=project, fixes=True)
                 if collected:
@@ -136,10 +158,10 @@ class Engine:
                         offers.offers[fix_offers.identity(violation)] = violation
                 offers.build_all = checker.fixes
                 statements = checker.statements()
-                prebuilt = tuple((fix_offers.identity(violation), fix, problem)
-                                 for violation, (fix, problem) in checker.built())
                 if source.magics:
                     offers.guard = lambda violation: _without_fix_on_changed_lines(violation, source.text, text)
+                prebuilt = tuple(fix_offers.cell_fix(offers, violation, fix, problem)
+                                 for violation, (fix, problem) in checker.built())
             else:
                 text = neutralise_magics(source.text) if source.magics else source.text
                 found = check_source(text, source.path, job.settings, targets, project=project, fixes=True)
@@ -153,8 +175,6 @@ class Engine:
             self.offers.put(job.key, offers)
         kept = tuple(v for v in found if v.code != RULE_ERROR)
         errors = tuple(v.message for v in found if v.code == RULE_ERROR)
-        if offers.guard is not None:  # fixes on lines with IPython magics are dropped
-            prebuilt = ()
         return jobs.Checked(kept, seconds, errors, frozenset(offers.offers), os.getpid(), statements, prebuilt)
 
     def checker(self, job: jobs.Check, targets: Any, project: Any) -> Any:
