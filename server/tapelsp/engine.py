@@ -175,29 +175,27 @@ _trees: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("tapel
 
 
 @contextlib.contextmanager
-def kept_parses() -> Iterator[list[Any]]:
-    """Within this block every `parse.Parsed` that `check_source` analysed is appended to the
-    yielded list (a caller that needs the tree too does not parse the text again)."""
+def _collecting(into: contextvars.ContextVar) -> Iterator[list[Any]]:
     collected: list[Any] = []
-    token = _trees.set(collected)
+    token = into.set(collected)
     try:
         yield collected
     finally:
-        _trees.reset(token)
+        into.reset(token)
 
 
-@contextlib.contextmanager
-def deferred_fixes() -> Iterator[list[FixOffer]]:
+def kept_parses() -> contextlib.AbstractContextManager[list[Any]]:
+    """Within this block every `parse.Parsed` that `check_source` analysed is appended to the
+    yielded list (a caller that needs the tree too does not parse the text again)."""
+    return _collecting(_trees)
+
+
+def deferred_fixes() -> contextlib.AbstractContextManager[list[FixOffer]]:
     """Within this block `check_source(..., fixes=True)` (and `check_notebook`) return the
     findings without building their fixes: the offer of each finding that has one is appended
     to the yielded list, and `build_fix(offer)` builds one fix when it is wanted (an editor
     needs the fix of the finding under the cursor, not all of them)."""
-    collected: list[FixOffer] = []
-    token = _deferred.set(collected)
-    try:
-        yield collected
-    finally:
-        _deferred.reset(token)
+    return _collecting(_deferred)
 
 
 def build_fix(offer: FixOffer) -> Violation:
