@@ -30,7 +30,7 @@ from typing import AbstractSet, Any, Callable, Iterable, Iterator, Optional
 
 from ..engine import FixOffer, check_source, deferred_fixes, kept_parses
 from ..fixes.names import reserved_names
-from ..model import Edit, Fix, Position, Range, Violation
+from ..model import Fix, Violation
 from ..settings import Settings, Targets
 from ..suppression import ignores_whole_file
 from . import labels
