@@ -146,6 +146,7 @@ class IncrementalChecker:
                 if offer is None:
                     continue
                 made = build_fix(offer)
+                self._forget_offer(violation)  # built and kept: its offer (and its tree) can go
                 self._shown[_key(violation)][1].built = (made.fix, made.fix_error)
                 out[_key(violation)] = self._rendered((made.fix, made.fix_error))
         return out
@@ -315,6 +316,12 @@ class IncrementalChecker:
             if entry is not None:
                 out[_key(violation)] = entry
         return out
+
+    def _forget_offer(self, violation: Violation) -> None:
+        for key, entry in list(self._offers.items()):
+            if key[0] == violation.code and key[1] == violation.range and \
+                    labels.render(entry.violation, self._label).message == violation.message:
+                del self._offers[key]
 
     def _offer_for(self, violation: Violation, label: Label) -> Optional[FixOffer]:
         for key, entry in self._offers.items():
