@@ -148,12 +148,16 @@ def _check_source(text: str, path: str | None, settings: Settings | None, target
         found.extend(ctx.violations)
         offers.update(ctx.fix_offers)
     finished = _finish(found, source)
+    pending = _deferred.get() if offers else None
     if offers:
-        pending = _deferred.get()
         if pending is not None:  # inside `deferred_fixes()`: hand the offers over unbuilt
             pending.extend(FixOffer(v, offers[id(v)], source.text, path) for v in finished if id(v) in offers)
         else:
             finished = [_with_fix(v, offers[id(v)], source, path) if id(v) in offers else v for v in finished]
+    if pending is None:
+        # Nothing will read these facts again (no fix offer holds them): break their cycles so
+        # that they and the tree are freed at once, not by a later trace of the cyclic collector.
+        facts.release()
     return finished
 
 
