@@ -24,7 +24,7 @@ from .blocks import Rewrite, or_none
 def callee_fix(text: str, call: ast.Call, func: str, title: str, applicability: Applicability,
                keywords: Mapping[str, str] | None = None) -> Fix | None:
     """`call` with its callee replaced by the expression `func`, keyword `k` renamed `keywords[k]`."""
-    rewrite = Rewrite(text)
+    rewrite = Rewrite(text, around=(call,))  # libcst for the statement holding the call only
     node = rewrite.node(call, cst.Call)
     assert isinstance(node, cst.Call)
     new_func = cst.parse_expression(func)
