@@ -89,3 +89,15 @@ async def test_a_cell_edit_leaves_the_other_cells_findings_as_a_fresh_analysis_g
     for index in (2, 3):
         assert [(d.code, d.range, d.message) for d in await fresh.diagnostics(index)] == \
             [(d.code, d.range, d.message) for d in await notebook.diagnostics(index)]
+
+
+async def test_nothing_is_kept_per_change(start_editor, tmp_path):
+    editor = await start_editor("neovim-0.9")
+    uri = uri_in(tmp_path, "step.py")
+    editor.open(uri, STEP)
+    await editor.diagnostics(uri)
+    for number in range(60):
+        editor.insert(uri, "    return x + v\n", f"    # note {number}\n")
+    await editor.diagnostics(uri, 61)
+    status = await editor.status()
+    assert status["inFlight"] <= 2, status["inFlight"]  # this status request, at most one more

@@ -54,6 +54,15 @@ class TapeProtocol(LanguageServerProtocol):
         for kind in (str, int, bool):
             converter.register_structure_hook(kind, _strict(kind, converter.get_structure_hook(kind)))
 
+    def _check_handler_result(self, future: Any) -> None:
+        super()._check_handler_result(future)
+        # pygls keeps the future of each notification whose handler is a generator or a
+        # coroutine (didOpen, didChange... here) in `_request_futures`, from which it removes
+        # only requests' futures, when it answers them: one entry more per change for the
+        # life of the server (bench/editor_memory.py: 2 KB an edit). Done, it is no use.
+        for key in [key for key, value in self._request_futures.items() if value is future]:
+            del self._request_futures[key]
+
     def _user(self, method: str, params: Any):
         handler = self.fm.features.get(method)
         if handler is not None:

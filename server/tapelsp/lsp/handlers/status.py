@@ -48,4 +48,6 @@ def register(server: "TapeLanguageServer") -> None:
             "generation": session.generation,
             "documents": [{"uri": key, **session.scheduler.status(key)} for key in session.open_keys()],
             "probe": session.probes.status(),
+            # Requests and notifications pygls still tracks (those being handled).
+            "inFlight": len(getattr(ls.protocol, "_request_futures", {})),
         }
