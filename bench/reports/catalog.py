@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""The labels of the report corpus, written with the text of the labelled lines.
+
+labels.json is generated from this file (``python catalog.py``) so that a label names
+its root-cause line by its text, not by a number that drifts when a case is edited:
+``line`` (and each of ``alt``) is a substring that must occur on exactly one line of
+the case's file (of one cell for a notebook, which also gives the cell). ``python
+catalog.py --check`` verifies that labels.json is up to date and exits 1 otherwise.
+
+Sources are public threads: ``src`` is their address (the first one is the main
+source), ``title`` the thread's title, ``kind`` one of github-issue, github-pr, qa
+(Q&A / forum / blog posts, the seeds of this project among them).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES_DIR = os.path.join(HERE, "cases")
+LABELS = os.path.join(HERE, "labels.json")
+
+SEED0 = "shared/seeds/000_79d60a25feeeec3a.txt (Chinese blog/Q&A post on tapes in double loops)"
+SEED1 = "shared/seeds/001_14662b533dfed873.txt (Stack Overflow question, Chinese translation)"
+SEED3 = "shared/seeds/003_db6fc64a560434bd.txt (Stack Overflow question, Chinese translation)"
+SEED4 = "shared/seeds/004_fa787a00b66c339f.txt (Stack Exchange question, Chinese answer)"
+
+
+def gh(repo: str, number: int, pr: bool = False) -> str:
+    return f"https://github.com/{repo}/{'pull' if pr else 'issues'}/{number}"
+
+
+CATALOG: list[dict] = [
+    # ---- GradientTape: names, blocks, reuse -------------------------------------------
+    dict(case="001_nested_tape_rebind_x4.py", positive=True, family="tape-nested-rebind",
+         line="with tf.GradientTape(persistent=False) as tape:\n            dy", alt=["dy = tape.gradient(target=y, sources=x)"],
+         src=[SEED0], title="双重或双层循环中tf.GradientTape的注意点", kind="qa", repo="-",
+         tf_symptom="dy is None", context="toy derivative (x**4), nested tapes",
+         note="The inner `with ... as tape` rebinds the outer tape's name; the gradient is asked of the inner tape, which recorded nothing."),
+    dict(case="002_single_tape_x4.py", positive=False, family="tape-nested-rebind",
+         line="dy = tape.gradient(target=y, sources=x)", src=[SEED0],
+         title="双重或双层循环中tf.GradientTape的注意点", kind="qa", repo="-",
+         tf_symptom="none; dy = 108", context="toy derivative (x**4), one tape",
+         note="The author's working version: one tape, gradient asked inside its block."),
+    dict(case="003_reinforce_tape_across_episodes.py", positive=True, family="tape-stale",
+         line="with tf.GradientTape(persistent=True) as tape:", alt=["grads = tape.gradient(loss, self.trainable_variables)"],
+         src=[SEED0, gh("dragen1860/Deep-Learning-with-TensorFlow-book", 218)], title="14章reinforce算法有疑问",
+         kind="github-issue", repo="dragen1860/Deep-Learning-with-TensorFlow-book",
+         tf_symptom="ValueError: No gradients provided for any variable (transition recorded by the previous episode's tape)",
+         context="RL (REINFORCE, keras.Model policy, persistent tape per episode)", expect="No gradients provided",
+         note="After `break`, the episode's last transition stays in self.data; the next episode's tape never recorded it, so its gradients are all None."),
+    dict(case="004_gradient_of_call_outside_tape.py", positive=True, family="tape-outside",
+         line="return t.gradient(f(x), x)", src=[gh("tensorflow/tensorflow", 27660)],
+         title="gradient not computed unless variable is assigned.", kind="github-issue", repo="tensorflow/tensorflow",
+         tf_symptom="gradient is None", context="helper computing d/dx f(x)",
+         note="f(x) is evaluated in the argument of tape.gradient, after the block: the tape never recorded it."),
+    dict(case="005_gradient_of_call_inside_tape.py", positive=False, family="tape-outside",
+         line="return t.gradient(f(x), x)", src=[gh("tensorflow/tensorflow", 27660)],
+         title="gradient not computed unless variable is assigned.", kind="github-issue", repo="tensorflow/tensorflow",
+         tf_symptom="none; gradient 18.0", context="helper computing d/dx f(x)",
+         note="The reporter's fix: the same call inside the block, so f(x) is recorded."),
+    dict(case="006_cnn_logits_before_train_step.py", positive=True, family="tape-outside",
+         line="logits = model(image_batch)", alt=["gradient_of_cnn = cnn_tape.gradient(loss, model.trainable_variables)"],
+         src=[gh("tensorflow/tensorflow", 28836), gh("ftramer/ensemble-adv-training", 4)],
+         title="No gradients provided for any variable: ['cnn_model_14/conv2d_42/kernel:0', ...]",
+         kind="github-issue", repo="tensorflow/tensorflow",
+         tf_symptom="ValueError: No gradients provided for any variable", expect="No gradients provided",
+         context="CNN classifier, tf.function train step fed with precomputed logits",
+         note="The forward pass runs in the epoch loop; train_step's tape only records the loss of a constant."),
+    dict(case="007_tfp_joint_scale_exp_before_tape.py", positive=True, family="tape-outside",
+         line="joint = tfd.JointDistributionSequential([tfd.Normal(loc=loc_1, scale=tf.exp(logscale_1)),",
+         alt=["grads = tape.gradient(ll, [loc_1, loc_2, logscale_1, logscale_2])"],
+         src=[gh("tensorflow/probability", 1165)], title="Gradients are None", kind="github-issue",
+         repo="tensorflow/probability", tf_symptom="gradients w.r.t. logscale_1, logscale_2 are None",
+         context="TFP joint distribution with variable parameters",
+         note="tf.exp(logscale) is computed once, at construction, before the tape; only the locations (read in log_prob) get gradients."),
+    dict(case="008_tfp_normal_built_outside_tape.py", positive=False, family="tape-outside",
+         line="normal = tfd.Normal(loc=var1, scale=var2)", src=[gh("tensorflow/probability", 285)],
+         title="tf.identity op on parameters in Distribution \"breaks\" GradientTape", kind="github-issue",
+         repo="tensorflow/probability", tf_symptom="none on TFP 0.25: both gradients exist",
+         context="TFP distribution built outside the tape", note="Reported in 2019 (parameters stored as tf.identity at construction); the symptom is gone."),
+    dict(case="009_second_derivative_after_block.py", positive=True, family="tape-higher-order-outside",
+         line="grads = tape.gradient(w, y)  # 2*y*v", alt=["dgradsdv = tape.gradient(grads, v)"],
+         src=[gh("tensorflow/tensorflow", 41510)],
+         title="ValueError: Tape is still recording, This can happen if you try to re-enter an already-active tape.",
+         kind="github-issue", repo="tensorflow/tensorflow", tf_symptom="second-order gradient is None",
+         context="mixed second derivative with a persistent tape",
+         note="The first gradient is computed after the block, so it is not recorded and cannot be differentiated again."),
+    dict(case="010_second_derivative_inside_block.py", positive=False, family="tape-higher-order-outside",
+         line="grads = tape.gradient(w, y)  # 2*y*v", src=[gh("tensorflow/tensorflow", 41510)],
+         title="ValueError: Tape is still recording, This can happen if you try to re-enter an already-active tape.",
+         kind="github-issue", repo="tensorflow/tensorflow", tf_symptom="none; 12.0 and 4.0",
+         context="mixed second derivative with a persistent tape",
+         note="First gradient inside the persistent tape's block (recorded), second outside."),
+    dict(case="011_two_losses_one_tape.py", positive=True, family="tape-reused",
+         line="clf_grads = tape.gradient(clf_loss, classifier.trainable_variables)",
+         src=[gh("tensorflow/tensorflow", 31265)], title="No gradients provided for any variable", kind="github-issue",
+         repo="tensorflow/tensorflow", expect="non-persistent GradientTape",
+         tf_symptom="RuntimeError: A non-persistent GradientTape can only be used to compute one set of gradients",
+         context="autoencoder + classifier, two optimizers", note="Two gradient calls on a default (non-persistent) tape."),
+    dict(case="012_two_losses_persistent_tape.py", positive=False, family="tape-reused",
+         line="clf_grads = tape.gradient(clf_loss, classifier.trainable_variables)",
+         src=[gh("tensorflow/tensorflow", 31265)], title="No gradients provided for any variable", kind="github-issue",
+         repo="tensorflow/tensorflow", tf_symptom="none", context="autoencoder + classifier, two optimizers",
+         note="The answer's fix: persistent=True and del tape."),
+    dict(case="013_gan_single_tape_proposal.py", positive=True, family="tape-reused",
+         line="gradients_of_discriminator = tape.gradient(disc_loss, self.GAN.D.trainable_variables)",
+         src=[gh("manicman1999/StyleGAN2-Tensorflow-2.0", 14)], title="Why two gradient tapes are used?",
+         kind="github-issue", repo="manicman1999/StyleGAN2-Tensorflow-2.0", expect="non-persistent GradientTape",
+         tf_symptom="RuntimeError: A non-persistent GradientTape can only be used to compute one set of gradients",
+         context="GAN trainer class", note="The single-tape rewrite proposed in the question."),
+    dict(case="014_dcgan_gradients_inside_with.py", positive=False, family="tape-reused",
+         line="gradients_of_discriminator = disc_tape.gradient(disc_loss, discriminator.trainable_variables)",
+         src=[gh("tensorflow/docs", 1391, pr=True)], title="Indentation fixes for with statement.", kind="github-pr",
+         repo="tensorflow/docs", tf_symptom="none", context="DCGAN tutorial step, two tapes",
+         note="Gradient calls inside the two tapes' block: each tape is asked once, so this works."),
+]
+
+
+def _lines_of(case: str) -> list[tuple[str, int | None, list[str]]]:
+    """(path relative to cases/, cell or None, lines) for every file of a case."""
+    path = os.path.join(CASES_DIR, case)
+    if os.path.isdir(path):
+        out = []
+        for name in sorted(os.listdir(path)):
+            if name.endswith(".py"):
+                with open(os.path.join(path, name), encoding="utf-8") as fh:
+                    out.append((f"{case}/{name}", None, fh.read().split("\n")))
+        return out
+    if case.endswith(".ipynb"):
+        with open(path, encoding="utf-8") as fh:
+            nb = json.load(fh)
+        out = []
+        for index, cell in enumerate(nb["cells"], start=1):
+            src = cell.get("source", "")
+            src = "".join(src) if isinstance(src, list) else src
+            out.append((case, index, src.split("\n")))
+        return out
+    with open(path, encoding="utf-8") as fh:
+        return [(case, None, fh.read().split("\n"))]
+
+
+def locate(case: str, text: str) -> tuple[str, int | None, int]:
+    """(path, cell, 1-based line) of the one line holding `text` (which may span lines)."""
+    hits = []
+    for path, cell, lines in _lines_of(case):
+        joined = "\n".join(lines)
+        start = 0
+        while True:
+            at = joined.find(text, start)
+            if at < 0:
+                break
+            hits.append((path, cell, joined.count("\n", 0, at) + 1))
+            start = at + 1
+    if len(hits) != 1:
+        raise SystemExit(f"catalog: {case}: {text!r} found {len(hits)} times (must be exactly once)")
+    return hits[0]
+
+
+def build() -> list[dict]:
+    labels = []
+    seen = set()
+    for entry in CATALOG:
+        case = entry["case"]
+        if case in seen:
+            raise SystemExit(f"catalog: {case} listed twice")
+        seen.add(case)
+        path, cell, line = locate(case, entry["line"])
+        alt = []
+        for text in entry.get("alt", []):
+            alt_path, alt_cell, alt_line = locate(case, text)
+            if (alt_path, alt_cell) != (path, cell):
+                raise SystemExit(f"catalog: {case}: alternative {text!r} is not in the root-cause file/cell")
+            alt.append(alt_line)
+        label = {"case": case, "positive": entry["positive"], "family": entry["family"], "path": path}
+        if cell is not None:
+            label["cell"] = cell
+        label.update({"line": line, "alt_lines": alt, "tf_symptom": entry["tf_symptom"], "note": entry["note"],
+                      "context": entry["context"], "source_type": entry["kind"], "source_repo": entry["repo"],
+                      "source_title": entry["title"], "sources": entry["src"]})
+        if entry.get("expect"):
+            label["expect"] = entry["expect"]
+        labels.append(label)
+    on_disk = sorted(n for n in os.listdir(CASES_DIR) if not n.startswith((".", "_")))
+    missing = sorted(set(on_disk) - seen)
+    if missing:
+        raise SystemExit(f"catalog: cases without a label: {missing}")
+    return labels
+
+
+def main() -> int:
+    labels = build()
+    text = json.dumps(labels, indent=1, ensure_ascii=False) + "\n"
+    if "--check" in sys.argv[1:]:
+        with open(LABELS, encoding="utf-8") as fh:
+            if fh.read() != text:
+                print("labels.json is out of date: run python catalog.py")
+                return 1
+        print(f"labels.json up to date ({len(labels)} cases)")
+        return 0
+    with open(LABELS, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    pos = sum(lab["positive"] for lab in labels)
+    print(f"wrote labels.json: {len(labels)} cases, {pos} positive, {len(labels) - pos} negative")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
