@@ -130,7 +130,7 @@ def test_files_that_cannot_be_read_are_never_cached(tree, checks):
 
 
 def test_an_internal_error_is_not_cached(tree, monkeypatch):
-    from tapelsp.rules.func001_variable_in_function import VariableInFunction
+    from tapelsp.rules.function.func001_variable_in_function import VariableInFunction
 
     def broken(self, ctx):
         raise ValueError("planted")

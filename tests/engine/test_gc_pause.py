@@ -5,7 +5,7 @@ import gc
 import pytest
 
 from tapelsp.engine import check_source
-from tapelsp.rules.func001_variable_in_function import VariableInFunction
+from tapelsp.rules.function.func001_variable_in_function import VariableInFunction
 
 SOURCE = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    v = tf.Variable(1.0)\n    return v * x\n"
 

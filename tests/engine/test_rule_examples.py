@@ -77,10 +77,27 @@ def test_example(rule: type[Rule], example: Example) -> None:
 # --- the catalogue itself ------------------------------------------------------------
 
 def _rule_modules() -> list[str]:
+    """Every module of every family package under tapelsp/rules that does not start with `_`
+    (found on disk, not through `all_rules`, so that a module it skips is still tested)."""
     import tapelsp.rules as package
 
-    return [info.name for info in pkgutil.iter_modules(package.__path__)
-            if info.name != "base" and not info.name.startswith("_")]
+    found = []
+    for family in pkgutil.iter_modules(package.__path__):
+        if not family.ispkg:
+            continue
+        family_package = importlib.import_module(f"tapelsp.rules.{family.name}")
+        found.extend(f"{family.name}.{info.name}" for info in pkgutil.iter_modules(family_package.__path__)
+                     if not info.name.startswith("_"))
+    return found
+
+
+def test_rules_live_in_family_packages_only() -> None:
+    import tapelsp.rules as package
+
+    loose = [info.name for info in pkgutil.iter_modules(package.__path__)
+             if not info.ispkg and info.name != "base"]
+    assert loose == []
+    assert len(_rule_modules()) == len(all_rules())
 
 
 @pytest.mark.parametrize("module_name", _rule_modules())

@@ -9,9 +9,9 @@ from tapelsp import facts as facts_mod
 from tapelsp.facts.walk import statements_breadth_first
 from tapelsp.parse import parse_source
 from tapelsp.rules import all_rules
-from tapelsp.rules._guards import _Parents
-from tapelsp.rules._python_state import file_state, own_nodes
-from tapelsp.rules._tensors import assignments, body_nodes, walk_body
+from tapelsp.analysis.guards import _Parents
+from tapelsp.analysis.python_state import file_state, own_nodes
+from tapelsp.analysis.tensors import assignments, body_nodes, walk_body
 from tapelsp.text import SourceText
 
 SHAPES = '''

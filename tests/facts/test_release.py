@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tapelsp import engine
-from tapelsp.rules import _guards, _values
+from tapelsp.analysis import guards as _guards, objects as _values
 from tapelsp.facts.model import CallSite, Facts, Scope, Tape
 from tapelsp.settings import Settings
 

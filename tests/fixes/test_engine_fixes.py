@@ -229,7 +229,7 @@ def test_a_fix_touching_a_magic_line_is_not_offered(fake):
 
 
 def test_checking_without_fixes_never_imports_libcst(tmp_path):
-    source = (Path(__file__).resolve().parents[2] / "server/tapelsp/rules/tape001_shadowed_tape.py")
+    source = (Path(__file__).resolve().parents[2] / "server/tapelsp/rules/tape/tape001_shadowed_tape.py")
     assert source.exists()
     script = (
         "import sys, tapelsp\n"

@@ -173,7 +173,7 @@ def test_a_rule_that_raises_still_lets_the_other_fixes_apply(tmp_path, monkeypat
     is applied only if the whole result parses, the fixes of one rule never need another
     rule's findings, and the failing rule's own findings are simply missing (as they are in
     `--check`). Refusing would make one tapelsp bug block every fix in that file."""
-    from tapelsp.rules.func007_python_side_effect import PythonSideEffect as Broken  # its trigger is in FIXABLE
+    from tapelsp.rules.function.func007_python_side_effect import PythonSideEffect as Broken  # its trigger is in FIXABLE
 
     def boom(self, ctx):
         raise RuntimeError("planted")

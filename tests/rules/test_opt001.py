@@ -6,7 +6,7 @@ import inspect
 
 import tapelsp
 from tapelsp import Settings
-from tapelsp.rules.opt001_apply_broken_gradients import ApplyBrokenGradients
+from tapelsp.rules.optimizer.opt001_apply_broken_gradients import ApplyBrokenGradients
 
 BROKEN = ApplyBrokenGradients.examples[0].source
 

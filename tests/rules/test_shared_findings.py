@@ -10,7 +10,7 @@ from tapelsp.model import Severity
 from tapelsp.parse import parse_source
 from tapelsp.rules import rule_by_code
 from tapelsp.rules.base import Context, Rule, findings_of, shares_findings
-from tapelsp.rules.opt001_apply_broken_gradients import _NONE_RULES
+from tapelsp.rules.optimizer.opt001_apply_broken_gradients import _NONE_RULES
 from tapelsp.settings import Settings
 from tapelsp.text import SourceText
 

@@ -20,7 +20,7 @@ import tapelsp
 from tapelsp import Settings
 from tapelsp import facts as facts_mod
 from tapelsp.parse import parse_source
-from tapelsp.rules import _tape_gradcalls
+from tapelsp.analysis import gradcalls as _tape_gradcalls
 from tapelsp.text import SourceText
 
 CODES = ("TAPE002", "TAPE003", "TAPE004", "TAPE005", "TAPE006", "TAPE010", "TAPE012", "TAPE017")

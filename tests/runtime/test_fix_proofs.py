@@ -34,7 +34,7 @@ def _cases() -> list[tuple[str, object, Job, Job]]:
             if example.valid or example.fixed is None or not _runnable(example.proof):
                 continue
             if example.fixed == example.source:
-                continue  # the rule offers no fix for this example (rules/_fixes.unfixed)
+                continue  # the rule offers no fix for this example (rules/tape/_fixes.unfixed)
             proof, cure = example.proof, example.fixed_proof
             original = Job(id=f"fix-{case_id}-original", kind="invalid", source=example.source,
                            check=inspect.cleandoc(proof.check) + "\n" if proof.check.strip() else "",

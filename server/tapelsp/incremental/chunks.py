@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Calls whose presence anywhere changes how rules read the whole file (TensorFlow 1 mode
-# markers, eager switches, graph-mode sessions: see facts/build.py and rules/_guards.py).
+# markers, eager switches, graph-mode sessions: see facts/build.py and analysis/guards.py).
 _FILE_WIDE = re.compile(
     r"\b(?:disable_eager_execution|enable_eager_execution|disable_v2_behavior|enable_v2_behavior|"
     r"disable_control_flow_v2|enable_control_flow_v2|Session|InteractiveSession|placeholder|"

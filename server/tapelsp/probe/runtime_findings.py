@@ -1,7 +1,7 @@
 """Findings only the runtime can show: the RT rules (tapelsp side).
 
 Each runtime fact that no static finding explains becomes a `Violation` of its RT rule
-(`tapelsp/rules/rt0*.py` document them), on the line the fact happened, with
+(`tapelsp/rules/runtime/rt0*.py` document them), on the line the fact happened, with
 `Evidence(verdict="runtime")`:
 
 - RT001: a gradient call that returned None for some sources;

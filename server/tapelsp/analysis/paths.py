@@ -1,0 +1,1150 @@
+"""Which values carry a gradient from a tape's sources to its target.
+
+Shared by the GradientTape rules that explain a `None` gradient by what lies on the
+path between `tape.gradient(target, sources)`'s sources and its target: a value that
+leaves TensorFlow (`.numpy()`, `np.*`, `float()`), `model.predict`, `tf.numpy_function`,
+an op without a gradient (`tf.argmax`, a cast to int, `tf.stop_gradient`), or a
+stateful `assign`. The evaluation is three-valued:
+
+- LIVE: the value certainly depends, differentiably, on the sources;
+- MAYBE: we cannot tell (a call of an unknown function, an attribute of `self`...);
+- DEAD: the value certainly does not (a constant, data, a NumPy array).
+
+Every operation that turns a LIVE input into a DEAD output is recorded as a `Cut`.
+A rule reports a cut only when the target as a whole comes out DEAD for a source
+root, that is: every route from that source to the target is cut, so TensorFlow
+returns `None`. A partial cut (a straight-through estimator, a NumPy-computed weight
+treated as a constant) leaves the target LIVE and stays silent.
+
+Two modes:
+- "recorded": what the tape sees. Definitions that the tape does not record
+  (before the block, after it, under `tape.stop_recording()`) are constants.
+- "touch": is the source used at all, anywhere in the computation of the target,
+  recorded or not? (TAPE015: the target is not connected to the sources.) In this
+  mode unknown names and calls are MAYBE unless they can be resolved.
+
+Everything is computed on demand, only for scopes with a gradient call, and cached on
+the Facts object.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..facts.dataflow import Def, Flow, flow_of, inside, position
+from ..facts.model import CallSite, Facts, Scope, Tape
+from ..facts.names import dotted
+from ..facts.walk import statements_breadth_first
+
+DEAD, MAYBE, LIVE = 0, 1, 2
+
+GRADIENT_METHODS = ("gradient", "jacobian", "batch_jacobian")
+VARIABLE_LISTS = frozenset({"trainable_variables", "trainable_weights", "variables", "weights"})
+# Attributes of a tensor that are Python metadata, never differentiable.
+NON_DIFF_ATTRS = frozenset({"shape", "dtype", "ndim", "name", "device", "graph", "op", "rank"})
+
+# Kinds of cut; each rule reports its own.
+NUMPY = "numpy"                # TAPE007
+PREDICT = "predict"            # TAPE008
+NONDIFF = "nondiff"            # TAPE009
+ASSIGN = "assign"              # TAPE013
+NUMPY_FUNCTION = "numpy_function"  # TAPE014
+
+_LEAVE_TF_MODULES = ("numpy.", "math.", "scipy.")
+_NUMPY_CONVERTERS = {
+    "keras.ops.convert_to_numpy": "keras.ops.convert_to_numpy",
+    "keras.backend.get_value": "K.get_value",
+    "keras.backend.batch_get_value": "K.batch_get_value",
+}
+_KERAS_EVAL = {"keras.backend.eval": "K.eval"}
+_NUMPY_FUNCTIONS = {"tensorflow.numpy_function", "tensorflow.py_func", "tensorflow.experimental.numpy_function"}
+_STOP_GRADIENT = {"tensorflow.stop_gradient", "keras.ops.stop_gradient", "keras.backend.stop_gradient"}
+_NONDIFF_SUFFIXES = {
+    "argmax", "argmin", "round", "floor", "ceil", "equal", "not_equal", "greater", "greater_equal",
+    "less", "less_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "is_nan",
+    "is_inf", "is_finite", "floordiv", "floor_div", "sign_bit", "argsort", "in_top_k",
+}
+_NONDIFF_NAMESPACES = ("tensorflow.", "tensorflow.math.", "keras.ops.", "keras.backend.",
+                       "tensorflow.experimental.numpy.")
+_CASTS = {"tensorflow.cast", "tensorflow.dtypes.cast", "tensorflow.saturate_cast", "keras.ops.cast",
+          "keras.backend.cast"}
+_INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool",
+               "string", "qint8", "quint8", "qint32"}
+# Library calls whose result never depends differentiably on their arguments.
+_STRUCTURAL = {
+    "tensorflow.shape", "tensorflow.size", "tensorflow.rank", "tensorflow.zeros_like",
+    "tensorflow.ones_like", "tensorflow.shape_n", "keras.ops.shape", "keras.backend.shape",
+    "keras.ops.zeros_like", "keras.ops.ones_like", "keras.backend.int_shape",
+}
+_PYTHON_SCALARS = {"float", "int", "bool", "complex"}
+_PYTHON_DEAD = {"len", "range", "isinstance", "issubclass", "print", "str", "repr", "type", "hasattr",
+                "id", "hash", "format", "callable", "super", "object", "open", "input", "vars", "dir"}
+_PYTHON_PASS = {"abs", "min", "max", "sum", "list", "tuple", "zip", "enumerate", "sorted", "reversed",
+                "dict", "set", "iter", "next", "map", "filter", "frozenset", "any", "all", "round", "pow",
+                "divmod"}
+_BUILTINS = frozenset(dir(builtins))
+_ASSIGN_METHODS = ("assign", "assign_add", "assign_sub")
+# Methods that put a value into a container (the def-use layer sees only assignments).
+_MUTATORS = ("append", "extend", "insert", "add", "update", "appendleft", "extendleft", "setdefault",
+             "write")
+_MAX_DEPTH = 3
+
+
+@dataclass(frozen=True)
+class Root:
+    """One thing gradients are asked for: a variable (`w`, `self.w`) or the variables
+    of an object (`model` in `model.trainable_variables`)."""
+
+    name: str
+    owner: bool
+    node: ast.expr
+
+    @property
+    def label(self) -> str:
+        return ast.unparse(self.node)
+
+
+@dataclass(eq=False)
+class Cut:
+    kind: str
+    node: ast.AST          # the root-cause expression
+    what: str              # how messages name it: "`.numpy()`", "`np.square`"
+    value: ast.AST | None  # the differentiable input that is cut
+
+
+@dataclass(eq=False)
+class GradientUse:
+    site: CallSite
+    tape: Tape
+    target: ast.expr
+    sources: ast.expr
+    roots: tuple[Root, ...] | None  # None when the sources cannot be read
+    flow: Flow
+    recorded: bool  # does the tape record the gradient call itself?
+
+    @property
+    def call(self) -> ast.Call:
+        return self.site.node
+
+    @property
+    def method(self) -> str:
+        return self.site.method or "gradient"
+
+    def describe(self) -> str:
+        return f"`{self.site.receiver}.{self.method}({ast.unparse(self.target)}, {ast.unparse(self.sources)})`"
+
+
+@dataclass(eq=False)
+class PathResult:
+    use: GradientUse
+    root: Root
+    status: int
+    cuts: list[Cut] = field(default_factory=list)
+
+    @property
+    def cut_everywhere(self) -> bool:
+        """The target is DEAD for this root and at least one cut had a LIVE input."""
+        return self.status == DEAD and bool(self.cuts)
+
+    def none_for(self) -> str:
+        """What gets None, for messages."""
+        if len(self.use.roots or ()) > 1:
+            return f"None for `{self.root.label}`"
+        if self.root.owner:
+            return f"None for every variable of `{self.root.name}`"
+        return "None"
+
+
+# --- finding gradient calls ------------------------------------------------------------
+
+def _tape_for(facts: Facts, site: CallSite) -> Tape | None:
+    here = position(site.node)
+    best: Tape | None = None
+    for tape in facts.tapes_in(site.scope):
+        if tape.name == site.receiver and position(tape.node) < here:
+            if best is None or position(tape.node) >= position(best.node):
+                best = tape
+    return best
+
+
+def _argument(call: ast.Call, index: int, *names: str) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg in names:
+            return keyword.value
+    if len(call.args) > index and not isinstance(call.args[index], ast.Starred):
+        return call.args[index]
+    return None
+
+
+def gradient_uses(facts: Facts) -> list[GradientUse]:
+    """Every `tape.gradient / jacobian / batch_jacobian` call whose tape is known."""
+    cache = facts.__dict__.get("_tape_gradient_uses")
+    if cache is not None:
+        return cache
+    uses: list[GradientUse] = []
+    named = {(t.scope, t.name) for t in facts.tapes if t.name is not None}
+    for scope, name in named:
+        for method in GRADIENT_METHODS:
+            for site in scope.method_calls.get((name, method), ()):
+                tape = _tape_for(facts, site)
+                if tape is None:
+                    continue
+                target = _argument(site.node, 0, "target")
+                sources = _argument(site.node, 1, "sources", "source")
+                if target is None or sources is None:
+                    continue
+                flow = flow_of(facts, _flow_scope(scope))
+                recorded = tape in site.tapes and not _paused_at(tape, site.node)
+                use = GradientUse(site, tape, target, sources, None, flow, recorded)
+                use.roots = _roots(facts, flow, sources, site.node, 0)
+                uses.append(use)
+    uses.sort(key=lambda u: position(u.call))
+    facts.__dict__["_tape_gradient_uses"] = uses
+    return uses
+
+
+def _flow_scope(scope: Scope) -> Scope:
+    while scope.kind == "class" and scope.parent is not None:
+        scope = scope.parent
+    return scope
+
+
+def _stop_recording_blocks(tape: Tape, facts: Facts | None = None) -> list[ast.AST]:
+    cached = tape.__dict__.get("_stop_recording_blocks")
+    if cached is not None:
+        return cached
+    found: list[ast.AST] = []
+    if facts is not None and not _any_stop_recording(facts):
+        tape.__dict__["_stop_recording_blocks"] = found
+        return found
+    for node in ast.walk(tape.node):
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                expr = item.context_expr
+                if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+                        and expr.func.attr == "stop_recording" and dotted(expr.func.value) == tape.name:
+                    found.append(node)
+    tape.__dict__["_stop_recording_blocks"] = found
+    return found
+
+
+def _any_stop_recording(facts: Facts) -> bool:
+    """Is there a `x.stop_recording()` call anywhere in the file? (Every `with` item's call is a
+    recorded call site.) Without one no tape has a paused block, and no tape body is walked."""
+    found = facts.__dict__.get("_any_stop_recording")
+    if found is None:
+        found = facts.__dict__["_any_stop_recording"] = any(site.method == "stop_recording" for site in facts.calls)
+    return found
+
+
+def _paused_at(tape: Tape, node: ast.AST) -> bool:
+    return any(inside(node, block) for block in _stop_recording_blocks(tape))
+
+
+def recorded_at(tape: Tape, site: CallSite) -> bool:
+    return tape in site.tapes and not _paused_at(tape, site.node)
+
+
+# --- the sources ---------------------------------------------------------------------
+
+def _roots(facts: Facts, flow: Flow, expr: ast.expr, at: ast.AST, depth: int) -> tuple[Root, ...] | None:
+    if depth > 4:
+        return None
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        out: list[Root] = []
+        for element in expr.elts:
+            found = _roots(facts, flow, element.value if isinstance(element, ast.Starred) else element,
+                           at, depth + 1)
+            if found is None:
+                return None
+            out.extend(found)
+        return _unique(out)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left = _roots(facts, flow, expr.left, at, depth + 1)
+        right = _roots(facts, flow, expr.right, at, depth + 1)
+        return None if left is None or right is None else _unique([*left, *right])
+    if isinstance(expr, ast.Subscript):
+        return _roots(facts, flow, expr.value, at, depth + 1)
+    if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords:
+        qualname = facts.imports.resolve(expr.func)
+        if (isinstance(expr.func, ast.Name) and expr.func.id in ("list", "tuple")
+                and not flow.definitions(expr.func.id)) or qualname == "tensorflow.nest.flatten":
+            return _roots(facts, flow, expr.args[0], at, depth + 1)
+        return None
+    if isinstance(expr, ast.Attribute):
+        owner = dotted(expr.value)
+        if expr.attr in VARIABLE_LISTS:
+            return (Root(owner, True, expr),) if owner is not None else None
+        name = dotted(expr)
+        if name is None:
+            return None
+        defs = flow.reaching(name, at)
+        if defs:
+            return _roots_from_defs(facts, flow, name, expr, defs, depth)
+        return (Root(name, False, expr),)
+    if isinstance(expr, ast.Name):
+        defs = flow.reaching(expr.id, at)
+        if not defs:
+            return (Root(expr.id, False, expr),)
+        return _roots_from_defs(facts, flow, expr.id, expr, defs, depth)
+    return None
+
+
+def _roots_from_defs(facts: Facts, flow: Flow, name: str, expr: ast.expr, defs: list[Def],
+                     depth: int) -> tuple[Root, ...] | None:
+    out: list[Root] = []
+    for d in defs:
+        value = d.value
+        if d.kind == "param" or value is None:
+            out.append(Root(name, False, expr))
+            continue
+        if d.kind != "assign":
+            return None
+        if isinstance(value, ast.Call):
+            qualname = facts.imports.resolve(value.func)
+            if qualname == "tensorflow.Variable" or qualname == "tensorflow.constant" \
+                    or qualname == "tensorflow.convert_to_tensor":
+                out.append(Root(name, False, expr))
+                continue
+        if isinstance(value, (ast.List, ast.Tuple, ast.BinOp, ast.Attribute, ast.Subscript, ast.Call)):
+            found = _roots(facts, flow, value, d.stmt, depth + 1)
+            if found is None:
+                return None
+            out.extend(found)
+            continue
+        if isinstance(value, ast.Name):
+            found = _roots(facts, flow, value, d.stmt, depth + 1)
+            if found is None:
+                return None
+            out.extend(found)
+            continue
+        return None
+    return _unique(out)
+
+
+def _unique(roots: list[Root]) -> tuple[Root, ...]:
+    seen: dict[tuple[str, bool], Root] = {}
+    for root in roots:
+        seen.setdefault((root.name, root.owner), root)
+    return tuple(seen.values())
+
+
+# --- the evaluator -----------------------------------------------------------------------
+
+Resolver = Callable[[ast.expr], Any]
+
+
+class Evaluator:
+    """Three-valued: does a value depend on one source root?"""
+
+    def __init__(self, facts: Facts, flow: Flow, tape: Tape, root: Root, mode: str,
+                 *, all_recorded: bool = False, params: dict[str, int] | None = None, depth: int = 0,
+                 active_functions: frozenset = frozenset(), distinct: Callable[[str, Root, ast.AST], bool] | None = None,
+                 resolve_function: Callable[[ast.expr], Any] | None = None) -> None:
+        self.facts = facts
+        self.flow = flow
+        self.tape = tape
+        self.root = root
+        self.mode = mode
+        self.all_recorded = all_recorded
+        self.params = params or {}
+        self.depth = depth
+        self.active_functions = active_functions
+        self.distinct = distinct
+        self.resolve_function = resolve_function
+        self.memo: dict[int, int] = {}
+        self.previous: dict[int, int] = {}
+        self.read_previous = False  # did this round read `previous` (a definition on a cycle)?
+        self.active: set[int] = set()
+        self.cuts: dict[int, Cut] = {}
+        self.maybe_cuts = 0  # cuts whose input was only MAYBE
+        self.env: list[dict[str, int]] = []
+        self._paused = _stop_recording_blocks(tape, facts)
+        self.calls_seen: list[ast.Call] = []  # model calls met (touch mode, for messages)
+
+    # -- entry points --
+
+    def target(self, expr: ast.expr, at: ast.AST, recorded: bool) -> int:
+        """Evaluate the target, iterating until loop-carried values settle."""
+        result = DEAD
+        for _ in range(4):
+            self.memo.clear()
+            self.cuts.clear()
+            self.maybe_cuts = 0
+            self.calls_seen.clear()
+            self.read_previous = False
+            if recorded or self.mode == "touch" or _passthrough(expr):
+                result = self.value(expr, at)
+            else:
+                result = DEAD
+            if self.memo == self.previous:
+                break
+            self.previous = dict(self.memo)
+            if not self.read_previous:
+                # `previous` is the only thing one round passes to the next: a round that never
+                # read it would be followed by the very same round, ending the loop as this.
+                break
+        return result
+
+    # -- names and definitions --
+
+    def root_value(self, name: str) -> int | None:
+        root = self.root
+        if root.owner:
+            if name == root.name or root.name.startswith(name + "."):
+                return MAYBE  # the object holding the variables, passed around as a value
+            if name.startswith(root.name + "."):
+                attr = name[len(root.name) + 1:]
+                if attr.split(".")[-1] in VARIABLE_LISTS or self._is_variable(name):
+                    return LIVE
+                return MAYBE
+            return None
+        if name == root.name:
+            return LIVE
+        if root.name.startswith(name + "."):
+            return MAYBE
+        return None
+
+    def _is_variable(self, name: str) -> bool:
+        return name in _index(self.facts).variables
+
+    def name(self, name: str, node: ast.AST, at: ast.AST) -> int:
+        for env in reversed(self.env):
+            if name in env:
+                return env[name]
+        found = self.root_value(name)
+        if found is not None:
+            return found
+        defs = self.flow.reaching(name, at)
+        result = DEAD if defs else self.unbound(name)
+        for d in defs:
+            result = max(result, self.define(d, name))
+            if result == LIVE:
+                return result
+        return max(result, self.mutations(name, at))
+
+    def mutations(self, name: str, at: ast.AST) -> int:
+        """`losses.append(loss)`: what went into a container before `at` (or earlier in a loop)."""
+        result = DEAD
+        method_calls = self.flow.scope.method_calls
+        for method in _MUTATORS:
+            for site in method_calls.get((name, method), ()):
+                if site.node is at or inside(at, site.node):
+                    continue
+                if position(site.node) >= position(at) and not any(inside(at, loop) for loop in site.loops):
+                    continue
+                key = id(site.node)
+                if key in self.active:
+                    continue
+                self.active.add(key)
+                try:
+                    recorded = self.mode == "touch" or self.all_recorded or self._site_recorded(site)
+                    for arg in [*site.node.args, *(k.value for k in site.node.keywords)]:
+                        if recorded or _passthrough(arg):
+                            result = max(result, self.value(arg, site.node))
+                finally:
+                    self.active.discard(key)
+                if result == LIVE:
+                    return result
+        return result
+
+    def _site_recorded(self, site: CallSite) -> bool:
+        return self.tape in site.tapes and not any(inside(site.node, b) for b in self._paused)
+
+    def unbound(self, name: str) -> int:
+        if self.mode == "recorded":
+            return DEAD
+        if name in self.facts.imports.names or (name in _BUILTINS and "." not in name):
+            return DEAD
+        return MAYBE
+
+    def define(self, d: Def, name: str) -> int:
+        key = id(d)
+        if key in self.memo:
+            return self.memo[key]
+        if key in self.active:
+            self.read_previous = True
+            return self.previous.get(key, DEAD)
+        self.active.add(key)
+        try:
+            result = self._define(d, name)
+        finally:
+            self.active.discard(key)
+        self.memo[key] = result
+        return result
+
+    def _define(self, d: Def, name: str) -> int:
+        if d.kind == "param":
+            return self.params.get(name, DEAD)
+        if d.kind in ("import", "def", "del", "handler", "with") or d.value is None:
+            return DEAD
+        value = _element_for(d, name)
+        if self.mode == "recorded" and not self.all_recorded and not d.recorded_by(self.tape):
+            # A constant to the tape, unless it merely aliases a variable.
+            if _alias(value):
+                return self.value(value, d.stmt)
+            return DEAD
+        result = self.value(value, d.stmt)
+        if d.kind == "augassign" and result != LIVE:
+            for old in self.flow.reaching(name, d.stmt):
+                result = max(result, self.define(old, name))
+        return result
+
+    # -- expressions --
+
+    def value(self, node: ast.AST | None, at: ast.AST) -> int:
+        if node is None:
+            return DEAD
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            return MAYBE
+        return method(node, at)
+
+    def join(self, nodes, at: ast.AST) -> int:
+        result = DEAD
+        for node in nodes:
+            result = max(result, self.value(node, at))
+        return result
+
+    def _Constant(self, node, at):
+        return DEAD
+
+    def _JoinedStr(self, node, at):
+        return DEAD
+
+    def _Slice(self, node, at):
+        return DEAD
+
+    def _Name(self, node, at):
+        return self.name(node.id, node, at)
+
+    def _Starred(self, node, at):
+        return self.value(node.value, at)
+
+    def _NamedExpr(self, node, at):
+        return self.value(node.value, at)
+
+    def _Tuple(self, node, at):
+        return self.join(node.elts, at)
+
+    _List = _Tuple
+    _Set = _Tuple
+
+    def _Dict(self, node, at):
+        return self.join([v for v in node.values if v is not None], at)
+
+    def _BinOp(self, node, at):
+        result = self.join((node.left, node.right), at)
+        if isinstance(node.op, ast.FloorDiv) and result != DEAD:
+            self.cut(NONDIFF, node, "floor division `//`", node, result)
+            return DEAD
+        return result
+
+    def _UnaryOp(self, node, at):
+        result = self.value(node.operand, at)
+        if isinstance(node.op, ast.Not):
+            return DEAD
+        return result
+
+    def _BoolOp(self, node, at):
+        return self.join(node.values, at)
+
+    def _IfExp(self, node, at):
+        return self.join((node.body, node.orelse), at)
+
+    def _Await(self, node, at):
+        return MAYBE
+
+    def _Compare(self, node, at):
+        if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+            return DEAD
+        result = self.join((node.left, *node.comparators), at)
+        self.cut(NONDIFF, node, "a comparison", node, result)
+        return DEAD
+
+    def _Subscript(self, node, at):
+        name = dotted(node.value)
+        if name == "self" or (name or "").startswith("self."):
+            base = self.value(node.value, at)
+            return base if base == LIVE else MAYBE
+        return self.value(node.value, at)
+
+    def _Attribute(self, node, at):
+        if node.attr in NON_DIFF_ATTRS:
+            return DEAD
+        if self.facts.imports.resolve(node) is not None:
+            return DEAD
+        name = dotted(node)
+        if name is not None:
+            found = self.root_value(name)
+            if found is not None:
+                return found
+            if self.flow.definitions(name):
+                return self.name(name, node, at)
+            if name.startswith("self."):
+                return self.self_attribute(name)
+        base = self.value(node.value, at)
+        return base
+
+    def self_attribute(self, name: str) -> int:
+        """`self.gamma` read as a value: DEAD when every assignment to it in the class is plain
+        data (constants, parameters, library constructors), else MAYBE."""
+        cls = self.flow.scope.enclosing_class
+        if cls is None or name.count(".") != 1:
+            return MAYBE
+        values = self_assignments(self.facts, cls, name.split(".", 1)[1])
+        if not values:
+            return MAYBE
+        for value in values:
+            if not _plain_data(value, self.facts):
+                return MAYBE
+        return DEAD
+
+    def _Lambda(self, node, at):
+        params = {a.arg: DEAD for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+        self.env.append(params)
+        try:
+            return self.value(node.body, at)
+        finally:
+            self.env.pop()
+
+    def _comprehension(self, node, elements, at):
+        scope: dict[str, int] = {}
+        self.env.append(scope)
+        try:
+            for generator in node.generators:
+                value = self.value(generator.iter, at)
+                for target in ast.walk(generator.target):
+                    if isinstance(target, ast.Name):
+                        scope[target.id] = value
+            return self.join(elements, at)
+        finally:
+            self.env.pop()
+
+    def _ListComp(self, node, at):
+        return self._comprehension(node, (node.elt,), at)
+
+    _SetComp = _ListComp
+    _GeneratorExp = _ListComp
+
+    def _DictComp(self, node, at):
+        return self._comprehension(node, (node.value,), at)
+
+    # -- calls --
+
+    def cut(self, kind: str, node: ast.AST, what: str, value: ast.AST | None, status: int) -> None:
+        if status == LIVE:
+            self.cuts.setdefault(id(node), Cut(kind, node, what, value))
+        elif status == MAYBE:
+            self.maybe_cuts += 1
+
+    def _Call(self, node: ast.Call, at):
+        func = node.func
+        args = [*node.args, *(k.value for k in node.keywords)]
+        qualname = self.facts.imports.resolve(func)
+        if qualname is not None and self.facts.imports.is_tracked_module(qualname):
+            return self.library(qualname, node, args, at)
+        if isinstance(func, ast.Name) and func.id in _BUILTINS and not self.flow.definitions(func.id) \
+                and func.id not in self.facts.imports.names and not self._env_has(func.id):
+            return self.builtin(func.id, node, args, at)
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            if method == "numpy" and not node.args:
+                status = self.value(func.value, at)
+                self.cut(NUMPY, node, "`.numpy()`", func.value, status)
+                return DEAD
+            if method in ("item", "tolist") and not node.args:
+                status = self.value(func.value, at)
+                self.cut(NUMPY, node, f"`.{method}()`", func.value, status)
+                return DEAD
+            if method in ("predict", "predict_on_batch"):
+                status = max(self.callee(func.value, at), self.join(args, at))
+                self.cut(PREDICT, node, f"`{ast.unparse(func)}`", func.value, status)
+                return DEAD
+            if method in _ASSIGN_METHODS:
+                self.join(args, at)
+                return DEAD
+        return self.call_user(node, args, at)
+
+    def _env_has(self, name: str) -> bool:
+        return any(name in env for env in self.env)
+
+    def builtin(self, name: str, node: ast.Call, args, at) -> int:
+        if name in _PYTHON_SCALARS:
+            status = self.join(args, at)
+            self.cut(NUMPY, node, f"`{name}()`", node.args[0] if node.args else None, status)
+            return DEAD
+        if name in _PYTHON_DEAD:
+            return DEAD
+        if name in _PYTHON_PASS:
+            return self.join(args, at)
+        return max(MAYBE, self.join(args, at))
+
+    def library(self, qualname: str, node: ast.Call, args, at) -> int:
+        short = _short(node.func)
+        if qualname.startswith(_LEAVE_TF_MODULES):
+            status = self.join(args, at)
+            self.cut(NUMPY, node, f"`{short}`", node.args[0] if node.args else None, status)
+            return DEAD
+        if qualname == "tensorflow.Variable":
+            status = self.join(args[:1], at)
+            self.cut(NUMPY, node, "re-wrapping in `tf.Variable(...)`", node.args[0] if node.args else None,
+                     status)
+            return DEAD
+        if qualname in _NUMPY_CONVERTERS:
+            status = self.join(args, at)
+            self.cut(NUMPY, node, f"`{short}`", node.args[0] if node.args else None, status)
+            return DEAD
+        if qualname in _KERAS_EVAL:
+            status = self.join(args, at)
+            self.cut(PREDICT, node, f"`{short}`", node.args[0] if node.args else None, status)
+            return DEAD
+        if qualname in _NUMPY_FUNCTIONS:
+            status = self.join(args, at)
+            func = node.args[0] if node.args else None
+            if isinstance(func, ast.Name):
+                status = max(status, self.function_mentions_root(func))
+            self.cut(NUMPY_FUNCTION, node, f"`{short}`", node.args[1] if len(node.args) > 1 else None, status)
+            return DEAD
+        if qualname in _STOP_GRADIENT:
+            status = self.join(args[:1], at)
+            self.cut(NONDIFF, node, f"`{short}`", node.args[0] if node.args else None, status)
+            return DEAD
+        if qualname in _CASTS:
+            dtype = _argument(node, 1, "dtype")
+            status = self.join(node.args[:1], at)
+            if dtype is not None and _integer_dtype(dtype, self.facts):
+                self.cut(NONDIFF, node, f"`{short}` to `{ast.unparse(dtype)}`", node.args[0] if node.args else None,
+                         status)
+                return DEAD
+            return status
+        if qualname in _STRUCTURAL or qualname.startswith(("tensorflow.random.", "keras.random.")):
+            return DEAD
+        for namespace in _NONDIFF_NAMESPACES:
+            if qualname.startswith(namespace) and qualname[len(namespace):] in _NONDIFF_SUFFIXES:
+                status = self.join(args, at)
+                self.cut(NONDIFF, node, f"`{short}`", node.args[0] if node.args else None, status)
+                return DEAD
+        if qualname.startswith(("tensorflow.", "keras.", "tensorflow_probability.", "tf_keras.")):
+            return self.join(args, at)
+        return max(MAYBE, self.join(args, at))
+
+    def callee(self, func: ast.expr, at: ast.AST) -> int:
+        """What calling `func` contributes by itself (the variables it holds)."""
+        name = dotted(func)
+        if isinstance(func, ast.Subscript):
+            return self.callee(func.value, at)
+        if isinstance(func, ast.Attribute) and name is None:
+            return self.value(func.value, at)
+        if isinstance(func, (ast.Call, ast.Lambda)):
+            return self.value(func, at)
+        if name is None:
+            return MAYBE
+        root = self.root
+        if name == root.name or name.startswith(root.name + ".") or root.name.startswith(name + "."):
+            return LIVE
+        if self._env_has(name):
+            return DEAD
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            # `arr.mean()`, `h.reshape(...)`: a method of a local value is as live as the value.
+            defs = self.flow.reaching(func.value.id, at)
+            if defs and all(d.kind in ("assign", "augassign", "for") for d in defs):
+                return self.value(func.value, at)
+        bound = self._bound_library_object(name, at)
+        if bound is not None:
+            return bound
+        if self.mode == "touch" and self.distinct is not None and self.distinct(name, root, at):
+            return DEAD
+        return MAYBE
+
+    def _bound_library_object(self, name: str, at: ast.AST) -> int | None:
+        """`loss_fn = tf.keras.losses.MSE()`: calling it adds nothing of its own."""
+        defs = self.flow.reaching(name, at)
+        if not defs and self.flow.scope.kind != "module" and "." not in name:
+            defs = flow_of(self.facts, self.facts.module).definitions(name)
+        if not defs:
+            return None
+        for d in defs:
+            value = d.value
+            if d.kind != "assign" or not isinstance(value, ast.Call):
+                return None
+            qualname = self.facts.imports.resolve(value.func)
+            if qualname is None or not qualname.startswith(("keras.losses.", "keras.metrics.", "keras.activations.",
+                                                             "tensorflow.losses.", "tensorflow.keras.losses.",
+                                                             "tensorflow.nn.")):
+                return None
+        return DEAD
+
+    def call_user(self, node: ast.Call, args, at) -> int:
+        func = node.func
+        definition = self._local_function(func, at)
+        if definition is not None:
+            result = self.interprocedural(definition, node, at)
+            if result is not None:
+                return result
+        if self.resolve_function is not None and isinstance(func, ast.Name):
+            resolved = self.resolve_function(func)
+            if resolved is not None:
+                return max(resolved, self.join(args, at))
+        callee = self.callee(func, at)
+        status = max(callee, self.join(args, at))
+        if self.mode == "touch" and callee == DEAD and isinstance(func, (ast.Name, ast.Attribute)):
+            self.calls_seen.append(node)
+        return status
+
+    def function_mentions_root(self, func: ast.Name) -> int:
+        definition = self._module_function(func.id)
+        if definition is None:
+            return MAYBE
+        root_base = self.root.name.split(".")[0]
+        for node in ast.walk(definition):
+            if isinstance(node, ast.Name) and node.id == root_base:
+                return LIVE
+        return DEAD
+
+    def _module_function(self, name: str) -> ast.FunctionDef | None:
+        found = _index(self.facts).module_functions.get(name, [])
+        return found[0] if len(found) == 1 else None  # type: ignore[return-value]
+
+    def _local_function(self, func: ast.expr, at: ast.AST) -> ast.FunctionDef | None:
+        if isinstance(func, ast.Name):
+            if self._env_has(func.id):
+                return None
+            defs = self.flow.reaching(func.id, at)
+            if defs:
+                if len(defs) == 1 and defs[0].kind == "def" and isinstance(defs[0].stmt, ast.FunctionDef):
+                    return defs[0].stmt
+                return None
+            if self.flow.scope.kind != "module" and not self.flow.definitions(func.id):
+                return self._module_function(func.id)
+            return None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            cls = _enclosing_class(self.facts, self.flow.scope)
+            if cls is None:
+                return None
+            found = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == func.attr]
+            return found[0] if len(found) == 1 else None
+        return None
+
+    def interprocedural(self, definition: ast.FunctionDef, node: ast.Call, at) -> int | None:
+        if self.depth >= _MAX_DEPTH or definition in self.active_functions:
+            return None
+        if definition.decorator_list or _is_generator(definition):
+            return None
+        scope = self.facts.function_scopes.get(definition)
+        if scope is None:
+            return None
+        params = _bind_params(definition, node, lambda e: self.value(e, at))
+        if params is None:
+            return None
+        sub = Evaluator(self.facts, flow_of(self.facts, scope), self.tape, self.root, self.mode,
+                        all_recorded=self.mode == "recorded" and (self.all_recorded or self._recorded(node)),
+                        params=params, depth=self.depth + 1,
+                        active_functions=self.active_functions | {definition},
+                        distinct=self.distinct, resolve_function=self.resolve_function)
+        result = DEAD
+        for ret in _returns(definition):
+            if ret.value is None:
+                continue
+            result = max(result, sub.target(ret.value, ret, True))
+            self.maybe_cuts += sub.maybe_cuts
+            for key, found in sub.cuts.items():
+                self.cuts.setdefault(key, found)
+            self.calls_seen.extend(sub.calls_seen)
+        return result
+
+    def _recorded(self, node: ast.AST) -> bool:
+        site = _index(self.facts).sites.get(id(node))
+        return site is not None and self._site_recorded(site)
+
+
+def _short(func: ast.expr) -> str:
+    text = ast.unparse(func)
+    return text
+
+
+def _integer_dtype(expr: ast.expr, facts: Facts) -> bool:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return expr.value in _INT_DTYPES
+    qualname = facts.imports.resolve(expr)
+    if qualname is None:
+        return False
+    last = qualname.rsplit(".", 1)[-1]
+    return last in _INT_DTYPES
+
+
+def _alias(expr: ast.AST | None) -> bool:
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        expr = expr.value
+    return isinstance(expr, ast.Name)
+
+
+def _passthrough(expr: ast.AST) -> bool:
+    """An expression that only names values (no computation the tape would have to record)."""
+    if isinstance(expr, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(expr, ast.Attribute):
+        return _passthrough(expr.value)
+    if isinstance(expr, ast.Subscript):
+        return isinstance(expr.value, (ast.Name, ast.Attribute)) and _passthrough(expr.value)
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return all(_passthrough(e.value if isinstance(e, ast.Starred) else e) for e in expr.elts)
+    if isinstance(expr, ast.Dict):
+        return all(v is not None and _passthrough(v) for v in expr.values)
+    return False
+
+
+def _element_for(d: Def, name: str) -> ast.expr | None:
+    """For `a, b = x, y` the part of the value that `name` gets."""
+    stmt = d.stmt
+    value = d.value
+    if isinstance(stmt, ast.Assign) and isinstance(value, (ast.Tuple, ast.List)):
+        for target in stmt.targets:
+            if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(value.elts) \
+                    and not any(isinstance(e, ast.Starred) for e in target.elts):
+                for element, part in zip(target.elts, value.elts):
+                    if dotted(element) == name:
+                        return part
+    return value
+
+
+def _bind_params(definition: ast.FunctionDef, call: ast.Call, value) -> dict[str, int] | None:
+    args = definition.args
+    positional = [*args.posonlyargs, *args.args]
+    is_method = isinstance(call.func, ast.Attribute)
+    if is_method and positional and positional[0].arg in ("self", "cls"):
+        positional = positional[1:]
+    params: dict[str, int] = {a.arg: DEAD for a in [*positional, *args.kwonlyargs]}
+    extra = DEAD
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            return None
+        status = value(arg)
+        if index < len(positional):
+            params[positional[index].arg] = status
+        else:
+            extra = max(extra, status)
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return None
+        status = value(keyword.value)
+        if keyword.arg in params:
+            params[keyword.arg] = status
+        else:
+            extra = max(extra, status)
+    if args.vararg is not None:
+        params[args.vararg.arg] = extra
+    if args.kwarg is not None:
+        params[args.kwarg.arg] = extra
+    if is_method:
+        params.setdefault("self", DEAD)
+    return params
+
+
+def _returns(definition: ast.FunctionDef) -> list[ast.Return]:
+    found: list[ast.Return] = []
+    stack: list[ast.AST] = list(definition.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return):
+            found.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _is_generator(definition: ast.FunctionDef) -> bool:
+    stack: list[ast.AST] = list(definition.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _enclosing_class(facts: Facts, scope: Scope) -> ast.ClassDef | None:
+    return scope.enclosing_class
+
+
+def self_assignments(facts: Facts, cls: ast.ClassDef, attr: str) -> list[ast.expr]:
+    """Values assigned to `self.attr` in the methods of `cls`; `_UNKNOWN` (a lambda, never plain data,
+    never a construction) stands for an assignment we cannot follow (augmented, unpacked...)."""
+    cache = facts.__dict__.setdefault("_tape_self_assignments", {})
+    table = cache.get(id(cls))
+    if table is None:
+        table = {}
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in statements_breadth_first(method):
+                if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    continue
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    for part in ast.walk(target):
+                        if isinstance(part, ast.Attribute) and isinstance(part.value, ast.Name) \
+                                and part.value.id == "self" and isinstance(part.ctx, ast.Store):
+                            plain = node.value is not None and not isinstance(node, ast.AugAssign) \
+                                and part is target
+                            table.setdefault(part.attr, []).append(node.value if plain else _UNKNOWN)
+        cache[id(cls)] = table
+    return table.get(attr, [])
+
+
+_UNKNOWN = ast.parse("lambda: None", mode="eval").body
+
+
+@dataclass
+class _Index:
+    variables: set[str]
+    module_functions: dict[str, list[ast.FunctionDef]]
+    sites: dict[int, CallSite]
+
+
+def _index(facts: Facts) -> _Index:
+    cached = facts.__dict__.get("_tape_index")
+    if cached is None:
+        functions: dict[str, list[ast.FunctionDef]] = {}
+        for node in facts.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.setdefault(node.name, []).append(node)  # type: ignore[arg-type]
+        cached = _Index({b.name for b in facts.bindings if b.kind == "variable"}, functions,
+                        {id(site.node): site for site in facts.calls})
+        facts.__dict__["_tape_index"] = cached
+    return cached
+
+
+def _plain_data(value: ast.expr, facts: Facts) -> bool:
+    """Constants, arithmetic of them, and TensorFlow constructors of data (`tf.Variable(0.0)`).
+    A name makes it unknown: it may be a parameter holding a source variable."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Name) and node.id not in facts.imports.names:
+            return False
+        if isinstance(node, ast.Call):
+            qualname = facts.imports.resolve(node.func)
+            if qualname is None or qualname.startswith(("keras.Model", "keras.Sequential", "keras.models.",
+                                                        "keras.layers.", "keras.applications.")):
+                return False
+        elif isinstance(node, (ast.Lambda, ast.Await, ast.Yield, ast.YieldFrom)):
+            return False
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            return False
+    return True
+
+
+# --- stateful assigns (TAPE013) -----------------------------------------------------------
+
+def assign_cuts(facts: Facts, use: GradientUse, root: Root, evaluator: Evaluator) -> list[Cut]:
+    """`acc.assign_add(x)` recorded by the tape, `acc` then read on the way to the target."""
+    tape = use.tape
+    flow = use.flow
+    found: list[Cut] = []
+    for (receiver, method), sites in tape.scope.method_calls.items():
+        if method not in _ASSIGN_METHODS or receiver is None:
+            continue
+        if root.name == receiver or receiver.startswith(root.name + "."):
+            continue  # assigning to a source itself is another story
+        for site in sites:
+            if not recorded_at(tape, site) or not site.node.args:
+                continue
+            if position(site.node) > position(use.call):
+                continue
+            status = evaluator.value(site.node.args[0], site.node)
+            if status != LIVE:
+                continue
+            if _read_after(facts, flow, use, receiver, site.node, evaluator):
+                found.append(Cut(ASSIGN, site.node, f"`{receiver}.{method}(...)`", site.node.args[0]))
+    return found
+
+
+def _read_after(facts: Facts, flow: Flow, use: GradientUse, receiver: str, assign: ast.Call,
+                evaluator: Evaluator) -> bool:
+    """Is `receiver` read, after `assign`, by a definition on the target's slice (or the target)?"""
+    reads = [n for n in ast.walk(use.target) if dotted(n) == receiver]
+    if reads:
+        return True
+    for d in flow.slice(use.target, use.call):
+        if d.value is None or position(d.stmt) <= position(assign):
+            continue
+        if not d.recorded_by(use.tape):
+            continue
+        if any(dotted(n) == receiver and isinstance(getattr(n, "ctx", None), ast.Load)
+               for n in ast.walk(d.value)):
+            return True
+    return False
+
+
+# --- the analysis, cached ------------------------------------------------------------------
+
+def function_resolver(facts: Facts, project: Any, path: str | None) -> Callable[[ast.expr], int | None]:
+    """For a call of a name imported from another module of the project: DEAD when the function
+    only computes from its arguments (then the call is as live as they are), else None."""
+    from . import remote
+
+    def resolve(func: ast.expr) -> int | None:
+        if project is None or not isinstance(func, ast.Name):
+            return None
+        view = remote.local_view(facts, path)
+        if func.id not in view.imported:
+            return None
+        found = remote.definition(view, func.id, project)
+        if found is None:
+            return None
+        where, node = found
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and remote.pure_function(where, node):
+            return DEAD
+        return None
+
+    return resolve
+
+
+def analyse(facts: Facts, project: Any = None, path: str | None = None) -> list[PathResult]:
+    """Recorded-mode results for every gradient call and every source root."""
+    cached = facts.__dict__.get("_tape_paths")
+    if cached is not None:
+        return cached
+    results: list[PathResult] = []
+    if project is not None:
+        from .remote import reset_budget
+        reset_budget()
+    resolver = function_resolver(facts, project, path)
+    for use in gradient_uses(facts):
+        if not use.roots:
+            continue
+        for root in use.roots:
+            evaluator = Evaluator(facts, use.flow, use.tape, root, "recorded", resolve_function=resolver)
+            status = evaluator.target(use.target, use.call, use.recorded)
+            cuts = list(evaluator.cuts.values())
+            if status == DEAD and evaluator.maybe_cuts == 0:
+                cuts.extend(assign_cuts(facts, use, root, evaluator))
+            results.append(PathResult(use, root, status, cuts))
+    facts.__dict__["_tape_paths"] = results
+    return results
+
+
+def cuts_of(ctx, kind: str) -> list[tuple[PathResult, Cut]]:
+    """(result, cut) pairs of one kind, for results where every route is cut; one per cut node."""
+    out: list[tuple[PathResult, Cut]] = []
+    seen: set[int] = set()
+    for result in analyse(ctx.facts, ctx.project, ctx.path):
+        if not result.cut_everywhere:
+            continue
+        for found in result.cuts:
+            if found.kind == kind and id(found.node) not in seen:
+                seen.add(id(found.node))
+                out.append((result, found))
+    out.sort(key=lambda pair: position(pair[1].node))
+    return out
+
+
+def gradient_phrase(ctx, result: PathResult) -> str:
+    """"`tape.gradient(loss, model.trainable_variables)` on line 9 returns None for ..."."""
+    use = result.use
+    return f"{use.describe()} on {ctx.where(use.call)} returns {result.none_for()}"

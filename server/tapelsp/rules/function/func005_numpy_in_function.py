@@ -1,0 +1,521 @@
+from __future__ import annotations
+
+import ast
+
+from ...facts.model import CallSite, Scope
+from ...model import Applicability, Severity
+from ...versions import Version, VersionRange
+from ...analysis.guards import eager_context, runs_functions_eagerly
+from ...analysis.objects import Values, function_label, values_for
+from ..tape._fixes import unfixed
+from ._fixes import tensor_context, tf_alias
+from ..base import Context, Proof, Rule, invalid, valid
+
+# TensorFlow 2.14 split tf.Tensor into EagerTensor and SymbolicTensor; before, the class in
+# the message was `Tensor`, and the other two messages were worded slightly differently.
+_SYMBOLIC_TENSOR_SINCE = Version.parse("2.14")
+_VARIABLE_NUMPY = "NotImplementedError \"numpy() is only available when eager execution is enabled.\""
+
+# NumPy functions that look at a tensor without converting it (they answer in the trace).
+_NUMPY_SAFE = frozenset({"shape", "ndim", "isscalar", "iterable", "result_type", "dtype"})
+_TF_EQUIVALENT = {
+    "mean": "tf.reduce_mean", "sum": "tf.reduce_sum", "max": "tf.reduce_max", "amax": "tf.reduce_max",
+    "min": "tf.reduce_min", "amin": "tf.reduce_min", "prod": "tf.reduce_prod", "std": "tf.math.reduce_std",
+    "var": "tf.math.reduce_variance", "argmax": "tf.argmax", "argmin": "tf.argmin", "square": "tf.square",
+    "sqrt": "tf.sqrt", "exp": "tf.exp", "log": "tf.math.log", "abs": "tf.abs", "where": "tf.where",
+    "clip": "tf.clip_by_value", "concatenate": "tf.concat", "stack": "tf.stack", "reshape": "tf.reshape",
+    "transpose": "tf.transpose", "maximum": "tf.maximum", "minimum": "tf.minimum", "matmul": "tf.matmul",
+    "dot": "tf.tensordot", "cumsum": "tf.cumsum", "sign": "tf.sign", "tanh": "tf.tanh",
+    "zeros_like": "tf.zeros_like", "ones_like": "tf.ones_like", "isnan": "tf.math.is_nan",
+    "round": "tf.round", "floor": "tf.floor", "ceil": "tf.math.ceil", "expand_dims": "tf.expand_dims",
+    "squeeze": "tf.squeeze", "float32": "tf.cast(..., tf.float32)", "float64": "tf.cast(..., tf.float64)",
+    "int32": "tf.cast(..., tf.int32)", "int64": "tf.cast(..., tf.int64)",
+    "asarray": "the tensor itself (or tf.convert_to_tensor)", "array": "the tensor itself (or tf.convert_to_tensor)",
+    "power": "tf.pow", "log1p": "tf.math.log1p", "all": "tf.reduce_all", "any": "tf.reduce_any",
+    "equal": "tf.equal", "logical_and": "tf.logical_and", "logical_or": "tf.logical_or",
+    "sort": "tf.sort", "argsort": "tf.argsort", "unique": "tf.unique", "tile": "tf.tile",
+}
+
+
+class NumpyInFunction(Rule):
+    """
+    ## What it does
+    Finds eager-only calls on symbolic tensors inside a `tf.function` body: `.numpy()`,
+    NumPy functions applied to a tensor (`np.max(q, axis=1)`), and `tf.constant(t)` of a
+    tensor. A value counts as a tensor when it comes from a TensorFlow op, a Keras model or
+    layer call, arithmetic or indexing on one, a `tf.Variable`, or a parameter that the
+    `input_signature` or every caller in the file makes a tensor.
+
+    ## Why is this bad?
+    While TensorFlow traces the body, tensors are symbolic: they have a shape and a dtype
+    but no value yet. So the trace fails:
+    `AttributeError: 'SymbolicTensor' object has no attribute 'numpy'`,
+    `NotImplementedError: Cannot convert a symbolic tf.Tensor (...) to a numpy array`, or
+    `TypeError: Expected any non-tensor type, but got a tensor instead.` for `tf.constant`.
+    On a variable: `numpy() is only available when eager execution is enabled.`
+    `float()`, `int()` and `len()` of tensors are fine (AutoGraph converts them), and so is
+    NumPy on Python values, shapes (`np.prod(x.shape)`) and tensors captured from outside.
+
+    ## Example
+    ```python
+    @tf.function
+    def train_step(states, rewards):
+        best = np.max(target_model(states), axis=1)
+        return rewards + 0.99 * best
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def train_step(states, rewards):
+        best = tf.reduce_max(target_model(states), axis=1)
+        return rewards + 0.99 * best
+    ```
+    Return tensors from the tf.function and call `.numpy()` on the result outside it;
+    `tf.convert_to_tensor(t)` instead of `tf.constant(t)`; `tf.print` for logging.
+    """
+
+    code = "FUNC005"
+    name = "eager-call-on-symbolic-tensor"
+    summary = "`.numpy()`, NumPy or `tf.constant` applied to a symbolic tensor inside a tf.function"
+    severity = Severity.ERROR
+    tensorflow = VersionRange(">=2.0")
+    triggers = ("numpy", "np.", "constant", ".item(", ".tolist(")
+    fixable = True
+    examples = (
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+            target_model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+            optimizer = tf.keras.optimizers.Adam(1e-3)
+
+            @tf.function
+            def train_step(states, actions, rewards, next_states):
+                best_next = np.max(target_model(next_states), axis=1)
+                targets = rewards + 0.99 * best_next
+                with tf.GradientTape() as tape:
+                    q = tf.reduce_sum(model(states) * tf.one_hot(actions, 4), axis=1)
+                    loss = tf.reduce_mean(tf.square(targets - q))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                return loss
+
+            states = np.random.rand(8, 3).astype("float32")
+            loss = train_step(states, np.zeros(8, "int32"), np.ones(8, "float32"), states)
+        """, 10, "a DQN step: NumPy's max of the target network's symbolic output",
+            proof=Proof(raises=("NotImplementedError", "Cannot convert a symbolic tf.Tensor")),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+            target_model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+            optimizer = tf.keras.optimizers.Adam(1e-3)
+
+            @tf.function
+            def train_step(states, actions, rewards, next_states):
+                best_next = tf.reduce_max(target_model(next_states), axis=1)
+                targets = rewards + 0.99 * best_next
+                with tf.GradientTape() as tape:
+                    q = tf.reduce_sum(model(states) * tf.one_hot(actions, 4), axis=1)
+                    loss = tf.reduce_mean(tf.square(targets - q))
+                grads = tape.gradient(loss, model.trainable_variables)
+                optimizer.apply_gradients(zip(grads, model.trainable_variables))
+                return loss
+
+            states = np.random.rand(8, 3).astype("float32")
+            loss = train_step(states, np.zeros(8, "int32"), np.ones(8, "float32"), states)
+        """, fixed_proof=Proof(check="""
+                second = train_step(states, np.zeros(8, "int32"), np.ones(8, "float32"), states)
+                assert np.isfinite(float(loss)) and float(second) < float(loss)
+            """)),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+            def normalize(x):
+                total = tf.reduce_sum(x)
+                tf.print("total", total.numpy())
+                return x / total
+
+            y = normalize(tf.constant([1.0, 3.0]))
+        """, 6, "`.numpy()` for logging inside the trace: tf.print takes the tensor itself",
+            proof=Proof(raises=("AttributeError", "'SymbolicTensor' object has no attribute 'numpy'")),
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+            def normalize(x):
+                total = tf.reduce_sum(x)
+                tf.print("total", total)
+                return x / total
+
+            y = normalize(tf.constant([1.0, 3.0]))
+        """, fixed_proof=Proof(check="assert y.numpy().tolist() == [0.25, 0.75]")),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def scale(x):
+                doubled = x * 2.0
+                return tf.constant(doubled) + 1.0
+
+            y = scale(tf.constant([1.0, 2.0]))
+        """, 6, "`tf.constant` of a tensor made in the trace",
+            proof=Proof(raises=("TypeError", "Expected any non-tensor type, but got a tensor instead.")),
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def scale(x):
+                doubled = x * 2.0
+                return tf.convert_to_tensor(doubled) + 1.0
+
+            y = scale(tf.constant([1.0, 2.0]))
+        """, fixed_proof=Proof(check="assert y.numpy().tolist() == [3.0, 5.0]")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def per_row_error(pred, target):
+                # mean squared error of each row
+                return np.mean(np.square(pred - target), axis=-1)
+
+            err = per_row_error(tf.ones([2, 3]), tf.zeros([2, 3]))
+        """, 7, "NumPy calls with TensorFlow twins: both become TensorFlow ops (unsafe: tf.reduce_mean of an "
+                "integer tensor stays integer)",
+            proof=Proof(raises=("NotImplementedError", "Cannot convert a symbolic tf.Tensor")),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def per_row_error(pred, target):
+                # mean squared error of each row
+                return tf.reduce_mean(tf.square(pred - target), axis=-1)
+
+            err = per_row_error(tf.ones([2, 3]), tf.zeros([2, 3]))
+        """, fixed_proof=Proof(check="assert err.numpy().tolist() == [1.0, 1.0]")),
+        unfixed(invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            w = tf.Variable([1.0, -2.0])
+
+            @tf.function
+            def penalty():
+                return tf.constant(np.abs(w).sum())
+
+            p = penalty()
+        """, 8, "NumPy on a captured tf.Variable; no fix: the NumPy array's `.sum()` is called on the result",
+            proof=Proof(raises=("NotImplementedError", "numpy() is only available when eager execution is enabled")))),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def normalize(x):
+                total = tf.reduce_sum(x)
+                tf.print("total", total.numpy())
+                return x / total
+        """, 6, "before TensorFlow 2.14 the class in the message is `Tensor`", tensorflow_version="2.12", fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def normalize(x):
+                total = tf.reduce_sum(x)
+                tf.print("total", total)
+                return x / total
+        """),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def step(x, n):
+                scale = np.sqrt(n) * np.ones(x.shape[-1], np.float32)
+                noise = np.random.normal(size=(2,)).astype(np.float32)
+                size = len(x) + int(n)
+                tf.print("size", size)
+                return x * scale + 0.0 * noise + float(n)
+
+            out = step(tf.ones([2, 2]), 4)
+            again = step(tf.ones([2, 2]), 4)
+        """, "NumPy on Python values and static shapes; len() and int() of tensors",
+            proof=Proof(check="assert out.shape == (2, 2) and float(out[0, 0]) == 6.0")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            offset = tf.constant([1.0, 2.0])
+
+            @tf.function
+            def shift(x):
+                as_numpy = offset.numpy()
+                return x + np.sum(as_numpy)
+
+            y = shift(tf.constant([0.0, 0.0]))
+            first = y.numpy()
+        """, "an eager tensor captured from outside the trace, and .numpy() on the result outside",
+            proof=Proof(check="assert first.tolist() == [3.0, 3.0]")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def clipped_log(x):
+                def host_log(v):
+                    return np.log(np.maximum(v.numpy(), 1e-6))
+                y = tf.py_function(host_log, [x], tf.float32)
+                if tf.executing_eagerly():
+                    print(x.numpy())
+                return y
+
+            r = clipped_log(tf.constant([1.0, 0.0]))
+        """, "py_function bodies and executing_eagerly branches run eagerly",
+            proof=Proof(check="import numpy as np; assert np.allclose(r.numpy(), np.log([1.0, 1e-6]))")),
+        valid("""
+            import tensorflow as tf
+
+            x = tf.constant([1.0, 2.0])
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = tf.constant(x) * 2.0
+            values = y.numpy()
+        """, "tf.constant of an eager tensor and .numpy() outside any tf.function",
+            proof=Proof(check="assert values.tolist() == [2.0, 4.0]")),
+    )
+
+    def check(self, ctx: Context) -> None:
+        facts = ctx.facts
+        if runs_functions_eagerly(facts):
+            return
+        values = values_for(facts, ctx.targets)
+        modern = ctx.targets.tensorflow >= _SYMBOLIC_TENSOR_SINCE
+        for site in facts.calls:
+            traced = site.scope.traced_by
+            if traced is None:
+                continue
+            found = _problem(site, values, modern)
+            if found is None:
+                continue
+            culprit, kind, message = found
+            if eager_context(site.node, facts) is not None:
+                continue
+            where = function_label(traced.node)
+            related = [ctx.related(traced.origin, "traced by this tf.function")]
+            origin = _origin(culprit, site.scope, values)
+            if origin is not None:
+                what = "a tf.Variable" if kind == "variable" else "a symbolic tensor"
+                related.append(ctx.related(origin, f"`{ast.unparse(culprit)}` is {what} from here"))
+            ctx.report(site.node, f"In the tf.function {where}, {message}.", related=related,
+                       fix=_offer(ctx, site, traced.node))
+
+
+# NumPy reductions whose TensorFlow twin keeps an integer dtype (NumPy averages in floating
+# point): the same call on an integer tensor gives another value.
+_INTEGER_SENSITIVE = frozenset({"numpy.mean", "numpy.std", "numpy.var"})
+# tf.constant keywords tf.convert_to_tensor takes with the same meaning (dtype= converts
+# instead of casting there: unsafe).
+_CONSTANT_SAME = frozenset({"value", "name"})
+
+
+def _offer(ctx: Context, site: CallSite, function: ast.AST | None):
+    """The fix for a finding: `.numpy()` dropped (safe when the value only feeds TensorFlow ops,
+    as in `tf.print(t.numpy())`; unsafe otherwise: what follows may want an array);
+    a NumPy function with a TensorFlow twin taking the same arguments -> the twin
+    (fixes/numpy_ops.py; safe, unsafe for mean/std/var, none when a NumPy method is called on
+    its result); `tf.constant(t)` -> `tf.convert_to_tensor(t)` (safe; unsafe with dtype=)."""
+    node = site.node
+    func = node.func
+    text = ctx.facts.source.text
+    if site.method == "numpy" and isinstance(func, ast.Attribute) and not node.args and not node.keywords:
+        receiver = func.value
+        feeds_tensorflow = function is not None and tensor_context(node, function, ctx.facts)
+
+        def build_unwrap():
+            from ...fixes.blocks import replace_by_part
+
+            return replace_by_part(text, node, receiver, "Keep the tensor: remove `.numpy()`",
+                                   Applicability.SAFE if feeds_tensorflow else Applicability.UNSAFE)
+        return build_unwrap
+    alias = tf_alias(ctx.facts)
+    if alias is None:
+        return None
+    qualname = site.qualname or ""
+    if qualname.startswith("numpy."):
+        from ...fixes.numpy_ops import tf_equivalent
+
+        twin = tf_equivalent(qualname, node)
+        if twin is None or _method_called_on(node, function):
+            return None
+        short = ast.unparse(func)
+        safe = qualname not in _INTEGER_SENSITIVE
+        facts = ctx.facts
+
+        def build_twin():
+            from ...fixes.numpy_ops import enclosing_twins, numpy_call_fix
+
+            calls = [(node, twin)] + [(call, found) for call, found in
+                                      enclosing_twins(facts.tree, node, facts.imports.resolve)
+                                      if not _method_called_on(call, function)]
+            sensitive = any(facts.imports.resolve(call.func) in _INTEGER_SENSITIVE for call, _ in calls)
+            return numpy_call_fix(text, calls, alias, False, f"Use `{alias}.{twin.path}` instead of `{short}`",
+                                  Applicability.SAFE if safe and not sensitive else Applicability.UNSAFE)
+        return build_twin
+    if qualname == "tensorflow.constant" and isinstance(func, ast.Attribute) \
+            and not any(isinstance(a, ast.Starred) for a in node.args) and len(node.args) <= 1:
+        keywords = {k.arg for k in node.keywords}
+        if None in keywords or keywords - _CONSTANT_SAME - {"dtype"}:
+            return None
+        receiver = ast.unparse(func.value)
+        applicability = Applicability.UNSAFE if "dtype" in keywords else Applicability.SAFE
+
+        def build_convert():
+            from ...fixes.callee import callee_fix
+
+            return callee_fix(text, node, f"{receiver}.convert_to_tensor",
+                              f"Use `{receiver}.convert_to_tensor(...)`, which takes tensors", applicability)
+        return build_convert
+    return None
+
+
+def _method_called_on(call: ast.Call, function: ast.AST | None) -> bool:
+    """Is a method or attribute of the call's result used (`np.abs(w).sum()`): a NumPy array's,
+    which a tensor may not have?"""
+    if function is None:
+        return True
+    return any(isinstance(node, ast.Attribute) and node.value is call for node in ast.walk(function))
+
+
+def _problem(site: CallSite, values: Values, modern: bool) -> tuple[ast.expr, str, str] | None:
+    node = site.node
+    scope = site.scope
+    func = node.func
+    if site.method in ("numpy", "item", "tolist") and not node.args and not node.keywords \
+            and isinstance(func, ast.Attribute):
+        receiver = func.value
+        kind = values.symbolic(receiver, scope)
+        if kind is None and site.method == "numpy":
+            kind = _derived(receiver, scope, values)
+        if kind is None:
+            return None
+        text = _short(receiver)
+        if kind == "variable":
+            if site.method != "numpy":
+                return None
+            return receiver, kind, (f"`{text}.numpy()` on a tf.Variable raises {_VARIABLE_NUMPY} Use the variable "
+                              "itself in TensorFlow ops")
+        cls = "SymbolicTensor" if modern else "Tensor"
+        error = f"AttributeError \"'{cls}' object has no attribute '{site.method}'\""
+        return receiver, kind, (f"`{text}.{site.method}()` raises {error}: `{text}` is symbolic and has no "
+                                "value while TensorFlow traces. "
+                          "Keep the computation in TensorFlow ops and call `.numpy()` on the returned "
+                          "result outside the tf.function (use `tf.print` to log)")
+    qualname = site.qualname
+    if qualname is not None and qualname.startswith("numpy."):
+        function = qualname[len("numpy."):]
+        if function in _NUMPY_SAFE or function.startswith(("random.seed", "testing.")):
+            return None
+        culprit = _first_symbolic(_arguments(node), scope, values)
+        if culprit is None:
+            return None
+        expr, kind = culprit
+        text = _short(expr)
+        if kind == "variable":
+            return expr, kind, (f"`np.{function}` converts the tf.Variable `{text}` to NumPy, which raises "
+                          f"{_VARIABLE_NUMPY} Use TensorFlow ops on the variable")
+        error = ("NotImplementedError \"Cannot convert a symbolic tf.Tensor (...) to a numpy array.\"" if modern
+                 else "NotImplementedError \"Cannot convert a symbolic Tensor (...) to a numpy array.\"")
+        equivalent = _TF_EQUIVALENT.get(function.rsplit(".", 1)[-1]) or "the TensorFlow op that does the same " \
+            "(`tf.experimental.numpy` mirrors the NumPy API)"
+        if equivalent.startswith("tf."):
+            equivalent = f"`{equivalent}`"
+        return expr, kind, (f"`np.{function}` on the symbolic tensor `{text}` raises {error} Use {equivalent} instead")
+    if qualname == "tensorflow.constant":
+        value = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "value"), None)
+        if value is None:
+            return None
+        culprit = _first_symbolic([value], scope, values)
+        if culprit is None:
+            return None
+        expr, kind = culprit
+        text = _short(expr)
+        if kind == "variable":
+            return expr, kind, (f"`tf.constant({text})` of a tf.Variable reads it through NumPy, which raises "
+                          f"{_VARIABLE_NUMPY} Use `tf.convert_to_tensor({text})` or the variable itself")
+        error = ("TypeError \"Expected any non-tensor type, but got a tensor instead.\"" if modern
+                 else "TypeError \"Expected any non-tensor type, got a tensor instead.\"")
+        return expr, kind, (f"`tf.constant` of the symbolic tensor `{text}` raises {error} `tf.constant` takes Python and "
+                      f"NumPy values only; use `tf.convert_to_tensor({text})` or the tensor itself")
+    return None
+
+
+def _arguments(call: ast.Call) -> list[ast.expr]:
+    found: list[ast.expr] = []
+    for arg in call.args:
+        found.append(arg.value if isinstance(arg, ast.Starred) else arg)
+    for keyword in call.keywords:
+        if keyword.arg not in ("dtype", "axis", "size", "out", "keepdims", "shape", "order"):
+            found.append(keyword.value)
+    return found
+
+
+def _first_symbolic(exprs: list[ast.expr], scope: Scope, values: Values) -> tuple[ast.expr, str] | None:
+    for expr in exprs:
+        candidates = expr.elts if isinstance(expr, (ast.List, ast.Tuple)) else [expr]
+        for candidate in candidates:
+            kind = values.symbolic(candidate, scope)
+            if kind is not None:
+                return candidate, kind
+    return None
+
+
+def _derived(expr: ast.expr, scope: Scope, values: Values, depth: int = 0) -> str | None:
+    """For `.numpy()` only: a call computed from symbolic tensors or from the traced function's
+    parameters (`loss = compute_loss(model(x), y)`) has no value during tracing either."""
+    if depth > 3:
+        return None
+    if isinstance(expr, ast.Name):
+        found = values.lookup(expr.id, scope)
+        if found is None:
+            return None
+        bound, owner = found
+        if owner.traced_by is None:
+            return None
+        if owner.tf_function is not None and bound == ["param"] and expr.id not in ("self", "cls"):
+            return "tensor"
+        kinds = [_derived(v, owner, values, depth + 1) if isinstance(v, ast.expr) else None for v in bound]
+        return "tensor" if kinds and all(kinds) else None
+    if isinstance(expr, ast.Call):
+        arguments = [*expr.args, *(k.value for k in expr.keywords)]
+        if any(values.symbolic(a, scope) or _is_traced_param(a, scope, values) for a in arguments):
+            return "tensor"
+    return None
+
+
+def _is_traced_param(expr: ast.expr, scope: Scope, values: Values) -> bool:
+    if not isinstance(expr, ast.Name) or expr.id in ("self", "cls"):
+        return False
+    found = values.lookup(expr.id, scope)
+    return found is not None and found[0] == ["param"] and found[1].tf_function is not None
+
+
+def _origin(expr: ast.expr, scope: Scope, values: Values) -> ast.AST | None:
+    """Where a tensor-valued name got its value, for a related location."""
+    if not isinstance(expr, ast.Name):
+        return None
+    found = values.lookup(expr.id, scope)
+    if found is None:
+        return None
+    for value in found[0]:
+        if isinstance(value, ast.expr) and hasattr(value, "lineno"):
+            return value
+    return None
+
+
+def _short(expr: ast.expr) -> str:
+    text = ast.unparse(expr)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,505 @@
+from __future__ import annotations
+
+import ast
+
+from ...facts.model import Scope
+from ...model import Applicability, Severity
+from ...versions import VersionRange
+from ...analysis.python_state import (FileState, file_state, function_label, is_container, is_number,
+                            self_attribute, traced_scopes)
+from ..tape._fixes import unfixed
+from ._fixes import tf_alias
+from ..base import Context, Proof, Rule, invalid, valid
+
+# Methods that change a Python list, dict, set or deque in place.
+_MUTATORS = frozenset({
+    "append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse", "update", "setdefault",
+    "popitem", "add", "discard", "appendleft", "extendleft", "popleft", "difference_update",
+    "intersection_update", "symmetric_difference_update",
+})
+# Library calls that write files.
+_WRITERS = frozenset({
+    "numpy.save", "numpy.savez", "numpy.savez_compressed", "numpy.savetxt", "json.dump", "pickle.dump",
+})
+_WRITE_MODES = set("wax+")
+
+
+class PythonSideEffect(Rule):
+    """
+    ## What it does
+    Finds Python side effects in the body of a `tf.function`: `print(...)`, changes to a
+    Python list, dict or set defined outside the function (`log.append(x)`,
+    `cache[k] = v`), Python counters kept in a global, a closure or an attribute
+    (`self.calls += 1` on a Python int), and file writes (`open(path, "w")`).
+    `print` is reported as information, the others as warnings.
+
+    ## Why is this bad?
+    TensorFlow runs the Python body of a tf.function only while it traces it into a
+    graph: on the first call, and again only when it retraces. Later calls run the graph,
+    which contains TensorFlow ops only. So `print` prints once (and shows symbolic
+    tensors, not values), the outer list grows by one entry per trace instead of per
+    call, the counter counts traces, and the file is written once. TensorFlow says
+    nothing about it.
+
+    ## Example
+    ```python
+    history = []
+
+    @tf.function
+    def train_step(x):
+        loss = tf.reduce_sum(x * x)
+        print("loss", loss)      # prints once, a symbolic tensor
+        history.append(loss)     # one entry, however many steps run
+        return loss
+    ```
+
+    ## Use instead
+    ```python
+    total = tf.Variable(0.0)
+
+    @tf.function
+    def train_step(x):
+        loss = tf.reduce_sum(x * x)
+        tf.print("loss", loss)   # prints on every call
+        total.assign_add(loss)   # state TensorFlow updates on every call
+        return loss
+
+    history.append(train_step(x))  # collect results outside the function
+    ```
+    `tf.print`, `tf.TensorArray`, and a `tf.Variable` with `.assign*` are the
+    per-call equivalents.
+    """
+
+    code = "FUNC007"
+    name = "python-side-effect-in-tf-function"
+    summary = "Python side effect in a tf.function body runs only while tracing"
+    severity = Severity.WARNING
+    tensorflow = VersionRange(">=2.0")
+    triggers = (".function", "import function")
+    fixable = True
+    examples = (
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def scale(x):
+                print("scaling", x)
+                return x * 2.0
+
+            first = scale(tf.constant(1.0))
+        """, 5, "print runs once, while tracing",
+            proof=Proof(check="""
+                import contextlib, io
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out):
+                    second = scale(tf.constant(3.0))
+                assert float(second) == 6.0
+                assert out.getvalue() == "", "print should not run on a traced call"
+            """),
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def scale(x):
+                tf.print("scaling", x)
+                return x * 2.0
+
+            first = scale(tf.constant(1.0))
+        """, fixed_proof=Proof(check="""
+                import os, sys, tempfile
+                sys.stderr.flush()
+                saved = os.dup(2)
+                with tempfile.TemporaryFile() as capture:
+                    os.dup2(capture.fileno(), 2)  # tf.print writes to the process's stderr
+                    try:
+                        second = scale(tf.constant(3.0))
+                    finally:
+                        os.dup2(saved, 2)
+                        os.close(saved)
+                    capture.seek(0)
+                    printed = capture.read().decode()
+                assert float(second) == 6.0 and "scaling 3" in printed, printed
+            """)),
+        invalid("""
+            import sys
+            import tensorflow as tf
+
+            @tf.function
+            def step(x, weights):
+                loss = tf.reduce_sum(x * weights)
+                print("loss:", loss, "norm:", tf.norm(weights), sep=" ", file=sys.stderr)  # progress
+                return loss
+        """, 7, "print to stderr with sep=: tf.print takes the same arguments (file= is its output_stream=)",
+            fixed="""
+            import sys
+            import tensorflow as tf
+
+            @tf.function
+            def step(x, weights):
+                loss = tf.reduce_sum(x * weights)
+                tf.print("loss:", loss, "norm:", tf.norm(weights), sep=" ", output_stream=sys.stderr)  # progress
+                return loss
+        """),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def step(x):
+                print(f"step with {x}")
+                return x + 1.0
+        """, 5, "a string formatted in Python is frozen at trace time: no fix")),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            losses = []
+
+            @tf.function
+            def train_step(x):
+                loss = tf.reduce_sum(x * x)
+                losses.append(loss)
+                return loss
+
+            for _ in range(3):
+                train_step(tf.constant([1.0, 2.0]))
+        """, 8, "appending to a list defined outside the function",
+            proof=Proof(check="assert len(losses) == 1, len(losses)"))),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            class Agent(tf.Module):
+                def __init__(self):
+                    self.updates = 0
+
+                @tf.function
+                def update(self, x):
+                    self.updates += 1
+                    return x + 1.0
+
+            agent = Agent()
+            for _ in range(3):
+                agent.update(tf.constant(0.0))
+        """, 9, "a Python int counter on self counts traces, not calls",
+            proof=Proof(check="assert agent.updates == 1, agent.updates"))),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            steps = 0
+
+            @tf.function
+            def step(x):
+                global steps
+                steps += 1
+                return x * 0.5
+
+            for _ in range(4):
+                step(tf.constant(2.0))
+        """, 8, "a global counter",
+            proof=Proof(check="assert steps == 1, steps"))),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            stats = {"calls": 0}
+
+            @tf.function
+            def step(x):
+                stats["calls"] += 1
+                return x * 0.5
+
+            for _ in range(4):
+                step(tf.constant(2.0))
+        """, 7, "a dict entry defined outside the function",
+            proof=Proof(check="assert stats['calls'] == 1, stats"))),
+        unfixed(invalid("""
+            import os
+            import tempfile
+            import tensorflow as tf
+
+            LOG = os.path.join(tempfile.mkdtemp(), "steps.log")
+
+            @tf.function
+            def step(x):
+                with open(LOG, "a") as handle:
+                    handle.write("step\\n")
+                return x * 2.0
+
+            for _ in range(3):
+                step(tf.constant(1.0))
+        """, 9, "a file written once per trace",
+            proof=Proof(check="""
+                with open(LOG) as written:
+                    assert written.read().count("step") == 1
+            """))),
+        valid("""
+            import tensorflow as tf
+
+            calls = tf.Variable(0)
+
+            @tf.function
+            def step(x):
+                tf.print("step", x)
+                calls.assign_add(1)
+                parts = tf.TensorArray(tf.float32, size=2)
+                parts = parts.write(0, x).write(1, x * 2.0)
+                return parts.stack()
+
+            for _ in range(3):
+                out = step(tf.constant(1.0))
+        """, "tf.print, tf.Variable.assign_add and tf.TensorArray run on every call",
+            proof=Proof(check="assert int(calls.numpy()) == 3 and out.numpy().tolist() == [1.0, 2.0]")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def stack_squares(x):
+                parts = []
+                for i in range(3):
+                    parts.append(x * i)
+                return tf.stack(parts)
+
+            a = stack_squares(tf.constant(2.0))
+            b = stack_squares(tf.constant(3.0))
+        """, "a list local to the traced body",
+            proof=Proof(check="assert b.numpy().tolist() == [0.0, 3.0, 6.0]")),
+        valid("""
+            import tensorflow as tf
+
+            b = None
+
+            @tf.function
+            def f(x):
+                global b
+                if b is None:
+                    b = tf.Variable(12.0)
+                return x + b
+
+            y = f(tf.constant(1.0))
+        """, "a global variable created lazily behind a first-call guard",
+            proof=Proof(check="assert float(y) == 13.0 and float(f(tf.constant(2.0))) == 14.0")),
+        valid("""
+            import tensorflow as tf
+
+            history = []
+
+            @tf.function
+            def step(x):
+                return x * 2.0
+
+            for i in range(3):
+                loss = step(tf.constant(float(i)))
+                print("step", i, float(loss))
+                history.append(loss)
+        """, "print and list appends outside the tf.function",
+            proof=Proof(check="assert len(history) == 3")),
+    )
+
+    def check(self, ctx: Context) -> None:
+        state = file_state(ctx.facts)
+        for scope in traced_scopes(ctx.facts):
+            for node in state.own(scope.node, _SIDE_EFFECT_NODES):
+                found = _side_effect(node, scope, state, ctx)
+                if found is None:
+                    continue
+                where, message, kind, related = found
+                traced = scope.traced_by
+                assert traced is not None
+                label = function_label(traced)
+                related_info = [ctx.related(traced.origin, "traced by this tf.function")]
+                if related is not None:
+                    related_info.append(ctx.related(related[0], related[1]))
+                saved = ctx.severity
+                if kind == "print" and ctx.severity == self.severity:
+                    ctx.severity = Severity.INFORMATION
+                fix = _tf_print(ctx, where) if kind == "print" else None
+                try:
+                    ctx.report(where, message.format(fn=label), related=related_info, fix=fix)
+                finally:
+                    ctx.severity = saved
+
+
+# `print` keywords tf.print takes with the same meaning; `file=` is tf.print's `output_stream=`
+# for the streams both know.
+_PRINT_KEYWORDS = frozenset({"sep", "end"})
+_STREAMS = frozenset({"sys.stdout", "sys.stderr"})
+# Arguments whose value is the same whether Python prints it once or tf.print on every call.
+_PLAIN = (ast.Constant, ast.Name, ast.Attribute, ast.Subscript, ast.BinOp, ast.UnaryOp, ast.Compare,
+          ast.Tuple, ast.List)
+
+
+def _tf_print(ctx: Context, call: ast.AST):
+    """`print(...)` -> `tf.print(...)`: safe when every argument is a plain value or tensor
+    (names, constants, attributes, arithmetic, TensorFlow ops), unsafe with other calls
+    (their Python result is computed once, at trace time); none for strings formatted in
+    Python (f-strings, `%`, `.format`: the text is frozen at trace time), `file=` other than
+    sys.stdout/sys.stderr, `flush=`, or `*args`/`**kwargs`. tf.print writes to stderr."""
+    if not isinstance(call, ast.Call):
+        return None
+    alias = tf_alias(ctx.facts)
+    if alias is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    renames: dict[str, str] = {}
+    for keyword in call.keywords:
+        if keyword.arg in _PRINT_KEYWORDS:
+            continue
+        if keyword.arg == "file" and ctx.facts.imports.resolve(keyword.value) in _STREAMS:
+            renames["file"] = "output_stream"
+            continue
+        return None
+    safe = True
+    for argument in [*call.args, *(k.value for k in call.keywords if k.arg != "file")]:
+        for node in ast.walk(argument):
+            if isinstance(node, ast.JoinedStr) or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)
+                                                    and isinstance(node.left, (ast.Constant, ast.JoinedStr))):
+                return None
+            if isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Attribute) and node.func.attr in ("format", "numpy", "item", "tolist"):
+                    return None
+                if not (ctx.facts.imports.resolve(node.func) or "").startswith("tensorflow."):
+                    safe = False
+            elif not isinstance(node, (*_PLAIN, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop,
+                                       ast.keyword, ast.Slice)):
+                safe = False
+    text = ctx.facts.source.text
+
+    def build():
+        from ...fixes.callee import callee_fix
+
+        return callee_fix(text, call, f"{alias}.print", f"Use `{alias}.print(...)`, which prints on every call",
+                          Applicability.SAFE if safe else Applicability.UNSAFE, renames)
+    return build
+
+
+_SIDE_EFFECT_NODES = (ast.Call, ast.Assign, ast.AugAssign, ast.Delete)  # what `_side_effect` looks at
+
+
+def _side_effect(node: ast.AST, scope: Scope, state: FileState, ctx: Context):
+    """(node to report, message with {fn}, kind, optional (node, note)) or None."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "print" and state.is_builtin(scope, "print"):
+            return (node, "`print` runs only while TensorFlow traces {fn}, not on every call (and it shows "
+                    "symbolic tensors, not values). Use `tf.print(...)` to print on every call.", "print", None)
+        if isinstance(func, ast.Name) and func.id == "open" and state.is_builtin(scope, "open") \
+                and _writes(node):
+            return (node, "This file is opened for writing inside the tf.function {fn}: the write runs only "
+                    "while TensorFlow traces it, once per trace, not on every call. Write outside the "
+                    "function, or use `tf.io.write_file` / `tf.print(..., output_stream=\"file://...\")`.",
+                    "file", None)
+        qualname = ctx.facts.imports.resolve(func)
+        if qualname in _WRITERS:
+            return (node, f"`{ast.unparse(func)}(...)` inside the tf.function {{fn}} writes its file only while "
+                    "TensorFlow traces it, once per trace, not on every call, and sees symbolic tensors. "
+                    "Save results outside the function.", "file", None)
+        if isinstance(func, ast.Attribute) and func.attr in _MUTATORS:
+            outer = _outer_container(func.value, scope, state, ctx)
+            if outer is not None:
+                label, kind_name, defined = outer
+                return (node, f"`{label}.{func.attr}(...)` changes the Python {kind_name} `{label}` defined "
+                        "outside the tf.function {fn}: it runs only while TensorFlow traces {fn}, once per trace, "
+                        "not on every call. Keep per-call state in a `tf.Variable` (`.assign`) or a "
+                        "`tf.TensorArray`, or return the value and collect it outside.", "state",
+                        (defined, f"`{label}` defined here"))
+        return None
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+        for target in targets:
+            if isinstance(target, ast.Subscript):
+                outer = _outer_container(target.value, scope, state, ctx)
+                if outer is not None:
+                    label, kind_name, defined = outer
+                    verb = {ast.Delete: "Deleting from", ast.AugAssign: "Updating"}.get(type(node), "Assigning into")
+                    return (node, f"{verb} the Python {kind_name} `{label}` defined outside the tf.function "
+                            "{fn} happens only while TensorFlow traces {fn}, once per trace, not on every "
+                            "call. Keep per-call state in a `tf.Variable` (`.assign`), or return the value "
+                            "and store it outside.", "state", (defined, f"`{label}` defined here"))
+        if isinstance(node, (ast.AugAssign, ast.Assign)):
+            counter = _counter(node, scope, state)
+            if counter is not None:
+                label, defined = counter
+                return (node, f"`{label}` is a Python number: this update runs only while TensorFlow traces "
+                        "{fn}, so it counts traces, not calls. Keep it in a `tf.Variable` and use "
+                        "`.assign_add(...)`.", "state", (defined, f"`{label}` starts as a Python number here"))
+    return None
+
+
+def _writes(call: ast.Call) -> bool:
+    mode = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "mode"), None)
+    return isinstance(mode, ast.Constant) and isinstance(mode.value, str) and bool(_WRITE_MODES & set(mode.value))
+
+
+def _kind_name(value: ast.expr) -> str:
+    if isinstance(value, (ast.Dict, ast.DictComp)):
+        return "dict"
+    if isinstance(value, (ast.Set, ast.SetComp)):
+        return "set"
+    if isinstance(value, ast.Call):
+        name = ast.unparse(value.func).rsplit(".", 1)[-1]
+        return {"defaultdict": "dict", "OrderedDict": "dict", "Counter": "dict"}.get(name, name)
+    return "list"
+
+
+def _outer_container(expr: ast.expr, scope: Scope, state: FileState, ctx: Context):
+    """(label, kind, defining node) when `expr` is a Python container bound outside the trace."""
+    if isinstance(expr, ast.Name):
+        defining = state.defining_scope(scope, expr.id)
+        if defining is None or (defining.kind != "module" and defining.traced_by is not None):
+            return None
+        bindings = state.names(defining).bindings.get(expr.id, [])
+        return _containers(expr.id, bindings, ctx)
+    attr = self_attribute(expr)
+    if attr is not None:
+        cls = state.class_of(scope)
+        if cls is None:
+            return None
+        return _containers(f"self.{attr}", state.class_attrs(cls).get(attr, []), ctx)
+    return None
+
+
+def _containers(label: str, bindings, ctx: Context):
+    assigned = [b for b in bindings if b.kind != "augassign"]
+    if not assigned or any(b.kind != "assign" or not is_container(b.value, ctx.facts) for b in assigned):
+        return None
+    first = assigned[0]
+    return label, _kind_name(first.value), first.stmt
+
+
+def _counter(node: ast.Assign | ast.AugAssign, scope: Scope, state: FileState):
+    """(label, defining node) for `n += 1` on a global/nonlocal/self attribute that holds a Python number."""
+    if isinstance(node, ast.AugAssign):
+        target, increment = node.target, node.value
+    else:
+        if len(node.targets) != 1 or not isinstance(node.value, ast.BinOp):
+            return None
+        target = node.targets[0]
+        value = node.value
+        same = ast.dump(value.left) == ast.dump(target) if isinstance(target, (ast.Name, ast.Attribute)) else False
+        if not same:
+            return None
+        increment = value.right
+    if not is_number(increment):
+        return None
+    names = state.names(scope)
+    if isinstance(target, ast.Name):
+        if target.id in names.declared_global:
+            owner = state.facts.module
+        elif target.id in names.declared_nonlocal and scope.parent is not None:
+            owner = state.defining_scope(scope.parent, target.id)
+        else:
+            return None
+        if owner is None:
+            return None
+        bindings = [b for b in state.names(owner).bindings.get(target.id, []) if b.kind != "augassign"]
+        if bindings and all(b.kind == "assign" and is_number(b.value) for b in bindings):
+            return target.id, bindings[0].stmt
+        return None
+    attr = self_attribute(target)
+    if attr is None:
+        return None
+    cls = state.class_of(scope)
+    if cls is None:
+        return None
+    bindings = [b for b in state.class_attrs(cls).get(attr, []) if b.kind == "assign"]
+    # `self.n = self.n + 1` itself is an assignment; only the initial values decide.
+    initial = [b for b in bindings if not (isinstance(b.value, ast.BinOp) and ast.dump(b.value.left) == ast.dump(b.target))]
+    if initial and all(is_number(b.value) for b in initial):
+        return f"self.{attr}", initial[0].stmt
+    return None

@@ -1,0 +1,364 @@
+from __future__ import annotations
+
+import ast
+
+from ...facts.model import CallSite
+from ...model import Applicability, Severity
+from ...versions import VersionRange
+from ...analysis.python_state import FileState, file_state, function_label, self_attribute
+from ..tape._fixes import unfixed
+from ._fixes import tensor_context, tf_alias
+from ..base import Context, Proof, Rule, invalid, valid
+
+# numpy.random functions that do not draw numbers (constructors, seeding, state).
+_NUMPY_QUIET = frozenset({
+    "seed", "get_state", "set_state", "default_rng", "RandomState", "Generator", "SeedSequence",
+    "BitGenerator", "PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64", "get_bit_generator",
+    "set_bit_generator",
+})
+_RANDOM_QUIET = frozenset({"seed", "getstate", "setstate", "Random", "SystemRandom"})
+_CLOCKS = {
+    "time.time": "`tf.timestamp()`", "time.time_ns": "`tf.timestamp()`", "time.perf_counter": "`tf.timestamp()`",
+    "time.perf_counter_ns": "`tf.timestamp()`", "time.monotonic": "`tf.timestamp()`",
+    "time.monotonic_ns": "`tf.timestamp()`", "time.process_time": "`tf.timestamp()`",
+    "datetime.datetime.now": "`tf.timestamp()`", "datetime.datetime.utcnow": "`tf.timestamp()`",
+    "datetime.datetime.today": "`tf.timestamp()`", "datetime.date.today": "`tf.timestamp()`",
+    "uuid.uuid4": "a value computed outside the function and passed in",
+}
+# Generator objects whose methods draw numbers.
+_GENERATORS = frozenset({"numpy.random.RandomState", "numpy.random.default_rng", "numpy.random.Generator",
+                         "random.Random"})
+_SUGGESTIONS = {
+    "randint": "tf.random.uniform(shape, minval, maxval, dtype=tf.int32)",
+    "integers": "tf.random.uniform(shape, minval, maxval, dtype=tf.int32)",
+    "randrange": "tf.random.uniform([], minval, maxval, dtype=tf.int32)",
+    "uniform": "tf.random.uniform", "rand": "tf.random.uniform", "random": "tf.random.uniform",
+    "random_sample": "tf.random.uniform", "sample": "tf.random.shuffle", "ranf": "tf.random.uniform",
+    "normal": "tf.random.normal", "randn": "tf.random.normal", "standard_normal": "tf.random.normal",
+    "gauss": "tf.random.normal", "normalvariate": "tf.random.normal",
+    "choice": "tf.random.categorical or tf.random.shuffle", "choices": "tf.random.categorical",
+    "shuffle": "tf.random.shuffle", "permutation": "tf.random.shuffle",
+    "binomial": "tf.random.stateless_binomial", "poisson": "tf.random.poisson", "gamma": "tf.random.gamma",
+    "exponential": "tf.random.gamma", "beta": "tf.random.gamma",
+}
+
+
+class PythonRandomness(Rule):
+    """
+    ## What it does
+    Finds NumPy or Python randomness (`np.random.*`, `random.*`, a `RandomState` or
+    `default_rng()` generator) and clock reads (`time.time()`, `datetime.now()`) in the
+    body of a `tf.function`.
+
+    ## Why is this bad?
+    TensorFlow runs the Python body of a tf.function only while it traces it. A NumPy or
+    Python random number drawn there is computed once and baked into the graph as a
+    constant: every later call uses the same "random" value (the same minibatch indices,
+    the same exploration decision, the same dropout mask), and the clock always shows the
+    time of the trace. TensorFlow says nothing.
+
+    ## Example
+    ```python
+    @tf.function
+    def sample_batch(data):
+        ids = np.random.randint(0, 1000, size=32)   # the same 32 ids on every call
+        return tf.gather(data, ids)
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function
+    def sample_batch(data):
+        ids = tf.random.uniform([32], 0, 1000, dtype=tf.int32)
+        return tf.gather(data, ids)
+    ```
+    `tf.random.*` ops, a `tf.random.Generator`, and `tf.timestamp()` run on every call.
+    """
+
+    code = "FUNC008"
+    name = "python-randomness-in-tf-function"
+    summary = "NumPy/Python randomness or clock in a tf.function body is frozen at trace time"
+    severity = Severity.WARNING
+    tensorflow = VersionRange(">=2.0")
+    triggers = ("random", "time", "datetime", "uuid")
+    fixable = True
+    examples = (
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            data = tf.reshape(tf.range(1000.0), [1000, 1])
+
+            @tf.function
+            def sample_batch():
+                ids = np.random.randint(low=0, high=1000, size=8)
+                return tf.gather(data, ids)
+
+            batches = [sample_batch().numpy() for _ in range(3)]
+        """, 8, "the seed report: minibatch indices drawn with numpy",
+            proof=Proof(check="""
+                assert all((b == batches[0]).all() for b in batches), "the same batch on every call"
+            """),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            data = tf.reshape(tf.range(1000.0), [1000, 1])
+
+            @tf.function
+            def sample_batch():
+                ids = tf.random.uniform([8], 0, 1000, dtype=tf.int32)
+                return tf.gather(data, ids)
+
+            batches = [sample_batch().numpy() for _ in range(3)]
+        """, fixed_proof=Proof(check="""
+                assert not all((b == batches[0]).all() for b in batches), "a new batch on every call"
+                assert all(b.shape == (8, 1) and (0 <= b).all() and (b < 1000).all() for b in batches)
+            """)),
+        invalid("""
+            import random
+            import tensorflow as tf
+
+            @tf.function
+            def act(q_values, epsilon):
+                if random.random() < epsilon:
+                    return tf.random.uniform([], 0, 4, dtype=tf.int64)
+                return tf.argmax(q_values)
+
+            q = tf.constant([0.1, 0.9, 0.3, 0.2])
+            actions = [int(act(q, 0.5)) for _ in range(20)]
+        """, 6, "epsilon-greedy decided once, while tracing",
+            proof=Proof(check="""
+                # The coin was tossed once, while tracing: only one branch made it into the graph.
+                graph = act.get_concrete_function(q, 0.5).graph
+                ops = {op.type for op in graph.get_operations()}
+                assert ("ArgMax" in ops) != ("RandomUniformInt" in ops), "only one branch is in the graph"
+            """),
+            fixed="""
+            import random
+            import tensorflow as tf
+
+            @tf.function
+            def act(q_values, epsilon):
+                if tf.random.uniform([]) < epsilon:
+                    return tf.random.uniform([], 0, 4, dtype=tf.int64)
+                return tf.argmax(q_values)
+
+            q = tf.constant([0.1, 0.9, 0.3, 0.2])
+            actions = [int(act(q, 0.5)) for _ in range(20)]
+        """, fixed_proof=Proof(check="""
+                # The coin is an op now, and AutoGraph turns the `if` on it into a tf.cond (an If op).
+                graph = act.get_concrete_function(q, 0.5).graph
+                ops = {op.type for op in graph.get_operations()}
+                assert "RandomUniform" in ops and ops & {"If", "StatelessIf"}, ops
+                more = [int(act(q, 0.5)) for _ in range(60)]
+                assert len(set(actions + more)) > 1 and act.experimental_get_tracing_count() == 1
+            """)),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def add_noise(x):
+                noise = np.random.normal(0.0, 0.1, size=(2, 3))  # Gaussian noise
+                scale = np.random.uniform(0.5, 1.5)
+                return x * scale + noise
+
+            first = add_noise(tf.zeros([2, 3]))
+            second = add_noise(tf.zeros([2, 3]))
+        """, (6, 7), "noise and a scale drawn with NumPy: tf.random takes the same values in another order "
+                     "(unsafe here: the values reach the caller, as float32 instead of float64)",
+            proof=Proof(check="import numpy as np; assert np.array_equal(first.numpy(), second.numpy())"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def add_noise(x):
+                noise = tf.random.normal((2, 3), 0.0, 0.1)  # Gaussian noise
+                scale = tf.random.uniform([], 0.5, 1.5)
+                return x * scale + noise
+
+            first = add_noise(tf.zeros([2, 3]))
+            second = add_noise(tf.zeros([2, 3]))
+        """, fixed_proof=Proof(check="""
+                import numpy as np
+                assert not np.array_equal(first.numpy(), second.numpy()), "new noise on every call"
+            """)),
+        unfixed(invalid("""
+            import time
+            import tensorflow as tf
+
+            @tf.function
+            def stamp(x):
+                return x + time.time()
+
+            first = float(stamp(tf.constant(0.0, tf.float64)))
+            time.sleep(0.05)
+            second = float(stamp(tf.constant(0.0, tf.float64)))
+        """, 6, "the clock read once, while tracing",
+            proof=Proof(check="assert first == second"))),
+        unfixed(invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            rng = np.random.default_rng(0)
+
+            @tf.function
+            def noisy(x):
+                return x + rng.normal()
+
+            values = [float(noisy(tf.constant(0.0))) for _ in range(3)]
+        """, 8, "a NumPy Generator defined outside the function",
+            proof=Proof(check="assert values[0] == values[1] == values[2]"))),
+        valid("""
+            import tensorflow as tf
+
+            data = tf.reshape(tf.range(1000.0), [1000, 1])
+
+            @tf.function
+            def sample_batch():
+                ids = tf.random.uniform([8], minval=0, maxval=1000, dtype=tf.int32)
+                return tf.gather(data, ids)
+
+            batches = [sample_batch().numpy() for _ in range(3)]
+        """, "tf.random draws on every call",
+            proof=Proof(check="assert not all((b == batches[0]).all() for b in batches)")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def step(x, noise):
+                return x + noise
+
+            for _ in range(3):
+                y = step(tf.constant(0.0), tf.constant(np.random.normal(), tf.float32))
+        """, "numpy randomness drawn outside the function and passed in as a tensor",
+            proof=Proof(check="assert step.experimental_get_tracing_count() == 1")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def dropout(x):
+                return tf.nn.dropout(x, rate=0.5, seed=np.random.randint(1 << 30))
+
+            a = dropout(tf.ones([64]))
+            b = dropout(tf.ones([64]))
+        """, "a NumPy value used only as an op seed: the op still draws on every call",
+            proof=Proof(check="assert not bool(tf.reduce_all(a == b))")),
+    )
+
+    def check(self, ctx: Context) -> None:
+        state = file_state(ctx.facts)
+        for site in ctx.facts.calls:
+            traced = site.scope.traced_by
+            if traced is None:
+                continue
+            found = _frozen(site, state, ctx)
+            if found is None or _is_seed_argument(site.node, site.scope.node):
+                continue
+            what, instead = found
+            label = function_label(traced)
+            ctx.report(
+                site.node,
+                f"`{what}` runs only while TensorFlow traces {label}: its value is computed once and "
+                f"baked into the graph, so every later call gets the same value. Use {instead} inside "
+                "the function, or compute the value outside and pass it in as a tensor.",
+                related=[ctx.related(traced.origin, "traced by this tf.function")],
+                fix=_tf_random(ctx, site),
+            )
+
+
+def _tf_random(ctx: Context, site: CallSite):
+    """`np.random.*` / `random.*` -> the `tf.random` op drawing the same numbers on every call
+    (fixes/random_ops.py maps the arguments). Safe when the bounds and the size are literals
+    and the value only feeds TensorFlow ops or arithmetic; unsafe otherwise (a Python `if` on
+    it needs AutoGraph, NumPy or Python may use the value, the dtype becomes float32/int32).
+    Generators (`rng.normal()`) and clocks: no fix."""
+    qualname = site.qualname
+    if qualname is None or not qualname.startswith(("numpy.random.", "random.")):
+        return None
+    alias = tf_alias(ctx.facts)
+    if alias is None:
+        return None
+    from ...fixes.random_ops import tf_random_call
+
+    text = ctx.facts.source.text
+    found = tf_random_call(qualname, site.node, alias, text)
+    if found is None:
+        return None
+    function = site.scope.node
+    feeds = isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        and tensor_context(site.node, function, ctx.facts)
+    applicability = Applicability.SAFE if found.literal and feeds else Applicability.UNSAFE
+    short = ast.unparse(site.node.func)
+    call = site.node
+
+    def build():
+        from ...fixes.random_ops import random_call_fix
+
+        return random_call_fix(text, call, found.text, f"Draw with `{alias}.random.{found.op}` on every call "
+                               f"instead of `{short}`", applicability)
+    return build
+
+
+def _frozen(site: CallSite, state: FileState, ctx: Context) -> tuple[str, str] | None:
+    """(what is called, what to use instead) for a call that draws randomness or reads the clock."""
+    qualname = site.qualname
+    if qualname is not None:
+        if qualname.startswith("numpy.random.") and qualname.count(".") == 2:
+            name = qualname.rsplit(".", 1)[1]
+            if name in _NUMPY_QUIET:
+                return None
+            return f"{ast.unparse(site.node.func)}(...)", _suggest(name)
+        if qualname.startswith("random.") and qualname.count(".") == 1:
+            name = qualname.split(".", 1)[1]
+            if name in _RANDOM_QUIET:
+                return None
+            return f"{ast.unparse(site.node.func)}(...)", _suggest(name)
+        if qualname in _CLOCKS:
+            return f"{ast.unparse(site.node.func)}()", _CLOCKS[qualname]
+        return None
+    func = site.node.func
+    if not isinstance(func, ast.Attribute) or func.attr.startswith("_"):
+        return None
+    if func.attr in _NUMPY_QUIET or func.attr in _RANDOM_QUIET or func.attr in ("bit_generator", "spawn"):
+        return None
+    if _is_generator(func.value, site, state, ctx):
+        return f"{ast.unparse(func)}(...)", _suggest(func.attr)
+    return None
+
+
+def _suggest(name: str) -> str:
+    found = _SUGGESTIONS.get(name, "the matching tf.random op")
+    return f"`{found}`" if found.startswith("tf.") and " or " not in found else found
+
+
+def _is_generator(expr: ast.expr, site: CallSite, state: FileState, ctx: Context) -> bool:
+    """`rng` (module or closure) or `self.rng` bound to a NumPy/Python random generator."""
+    if isinstance(expr, ast.Name):
+        defining = state.defining_scope(site.scope, expr.id)
+        if defining is None or (defining.kind != "module" and defining.traced_by is not None):
+            return False
+        bindings = [b for b in state.names(defining).bindings.get(expr.id, [])]
+    else:
+        attr = self_attribute(expr)
+        cls = state.class_of(site.scope) if attr else None
+        if cls is None:
+            return False
+        bindings = state.class_attrs(cls).get(attr, [])  # type: ignore[arg-type]
+    return bool(bindings) and all(
+        b.kind == "assign" and isinstance(b.value, ast.Call)
+        and ctx.facts.imports.resolve(b.value.func) in _GENERATORS for b in bindings)
+
+
+def _is_seed_argument(call: ast.Call, root: ast.AST) -> bool:
+    """The call is (part of) a `seed=` argument: the seeded op still draws on every call."""
+    for node in ast.walk(root):
+        if isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                if keyword.arg in ("seed", "seed2", "op_seed") and any(n is call for n in ast.walk(keyword.value)):
+                    return True
+    return False

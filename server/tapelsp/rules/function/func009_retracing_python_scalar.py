@@ -1,0 +1,868 @@
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ...facts.model import CallSite, Facts, Scope, TfFunction
+from ...model import Applicability, Severity
+from ...versions import Version, VersionRange
+from ...analysis.python_state import (Assignment, FileState, file_state, inside, is_number, parameter_defaults,
+                            self_attribute, statements)
+from ._fixes import tf_alias
+from ..base import Context, Proof, Rule, invalid, valid
+
+# TensorFlow logs its retracing warning once this many of the recent calls traced.
+WARNING_THRESHOLD = 5
+# `experimental_relax_shapes` was renamed `reduce_retracing` in TensorFlow 2.9.
+REDUCE_RETRACING_SINCE = Version.parse("2.9")
+_NUMERIC_BUILTINS = frozenset({"max", "min", "abs", "round", "float", "int", "pow"})
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A tf.function a call reaches."""
+
+    label: str  # `train` or `agent.train`
+    input_signature: bool
+    reduce_retracing: bool
+    origin: ast.AST | None = None  # in this file
+    elsewhere: str | None = None  # "agents/dqn.py line 12" for another module of the project
+
+
+class RetracingPythonScalar(Rule):
+    """
+    ## What it does
+    Finds calls of a tf.function that pass a Python number which changes from call to
+    call: a loop index (`for step in range(n)`, `enumerate(...)`), or a Python float
+    or int updated in the loop or on `self` (an epsilon schedule, a decayed learning
+    rate, a step counter). The tf.function may be defined in the same file, be a method
+    called through `self` or an instance, or be imported from another module of the
+    project.
+
+    ## Why is this bad?
+    A Python number passed to a tf.function is part of its trace key: TensorFlow traces
+    the function again, and builds a new graph, for every value it has not seen. A
+    loop that passes `epsilon` or `step` therefore traces on every call, and TensorFlow
+    logs "5 out of the last 5 calls to <function train at ...> triggered tf.function
+    retracing". The program is slow and its memory grows with each graph.
+    `reduce_retracing=True` does not help: it relaxes tensor shapes, and Python values
+    stay part of the trace key (checked on TensorFlow 2.21).
+
+    ## Example
+    ```python
+    for episode in range(500):
+        loss = train_step(batch, epsilon)     # one new trace per epsilon
+        epsilon = max(0.05, epsilon * 0.99)
+    ```
+
+    ## Use instead
+    ```python
+    for episode in range(500):
+        loss = train_step(batch, tf.constant(epsilon))
+        epsilon = max(0.05, epsilon * 0.99)
+    ```
+    or give the tf.function an `input_signature`, which converts the value to a tensor.
+    """
+
+    code = "FUNC009"
+    name = "retracing-python-scalar-argument"
+    summary = "tf.function called with a Python number that changes per call: one trace per value"
+    severity = Severity.WARNING
+    tensorflow = VersionRange(">=2.0")
+    # A tf.function here, or a loop that may call one imported from another module.
+    triggers = (".function", "import function", "for ", "while ")
+    fixable = True
+    examples = (
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def train_step(x, epsilon):
+                return tf.reduce_sum(x) * (1.0 - epsilon)
+
+            x = tf.ones([4])
+            epsilon = 1.0
+            for episode in range(8):
+                loss = train_step(x, epsilon)
+                epsilon = max(0.05, epsilon * 0.9)
+        """, 10, "an epsilon schedule passed as a Python float",
+            proof=Proof(check="assert train_step.experimental_get_tracing_count() == 8"),
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def train_step(x, epsilon):
+                return tf.reduce_sum(x) * (1.0 - epsilon)
+
+            x = tf.ones([4])
+            epsilon = 1.0
+            for episode in range(8):
+                loss = train_step(x, tf.constant(epsilon))
+                epsilon = max(0.05, epsilon * 0.9)
+        """, fixed_proof=Proof(check="assert train_step.experimental_get_tracing_count() == 1 and abs(float(loss) - 4 * (1 - 0.9 ** 7)) < 1e-5")),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function(reduce_retracing=True)
+            def scaled(x, step):
+                return x * tf.cast(step, tf.float32)
+
+            for step in range(6):
+                y = scaled(tf.constant(2.0), step)
+        """, 8, "reduce_retracing=True does not stop retracing on Python ints; tf.constant(step) does (unsafe for ints)",
+            proof=Proof(check="assert scaled.experimental_get_tracing_count() == 6"),
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function(reduce_retracing=True)
+            def scaled(x, step):
+                return x * tf.cast(step, tf.float32)
+
+            for step in range(6):
+                y = scaled(tf.constant(2.0), tf.constant(step))
+        """, fixed_proof=Proof(check="assert scaled.experimental_get_tracing_count() == 1 and float(y) == 10.0")),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function(experimental_relax_shapes=True)
+            def scaled(x, step):
+                return x * tf.cast(step, tf.float32)
+
+            for step in range(6):
+                y = scaled(tf.constant(2.0), step)
+        """, 8, "TensorFlow 2.8 and older call the option experimental_relax_shapes; it does not help either",
+            tensorflow_version="2.8",
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function(experimental_relax_shapes=True)
+            def scaled(x, step):
+                return x * tf.cast(step, tf.float32)
+
+            for step in range(6):
+                y = scaled(tf.constant(2.0), tf.constant(step))
+        """),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            class Agent(tf.Module):
+                def __init__(self):
+                    self.w = tf.Variable(tf.ones([2]))
+                    self.epsilon = 1.0
+
+                @tf.function
+                def train(self, states, epsilon):
+                    explore = tf.random.uniform([]) < epsilon
+                    return tf.where(explore, 0.0, tf.reduce_sum(states * self.w))
+
+                def play(self, states):
+                    loss = self.train(states, self.epsilon)
+                    self.epsilon = max(0.1, self.epsilon * 0.95)
+                    return loss
+
+            agent = Agent()
+            for _ in range(6):
+                agent.play(tf.constant(np.ones(2, np.float32)))
+        """, 15, "the seed's DQN agent: epsilon kept on self, decayed after every step",
+            proof=Proof(check="assert agent.train.experimental_get_tracing_count() == 6"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            class Agent(tf.Module):
+                def __init__(self):
+                    self.w = tf.Variable(tf.ones([2]))
+                    self.epsilon = 1.0
+
+                @tf.function
+                def train(self, states, epsilon):
+                    explore = tf.random.uniform([]) < epsilon
+                    return tf.where(explore, 0.0, tf.reduce_sum(states * self.w))
+
+                def play(self, states):
+                    loss = self.train(states, tf.constant(self.epsilon))
+                    self.epsilon = max(0.1, self.epsilon * 0.95)
+                    return loss
+
+            agent = Agent()
+            for _ in range(6):
+                agent.play(tf.constant(np.ones(2, np.float32)))
+        """, fixed_proof=Proof(check="assert agent.train.experimental_get_tracing_count() == 1 and abs(agent.epsilon - 0.95 ** 6) < 1e-9")),
+        invalid("""
+            import tensorflow as tf
+
+            class Trainer:
+                @tf.function
+                def step(self, x, lr):
+                    return x - lr * x
+
+            trainer = Trainer()
+            for i, batch in enumerate([tf.ones([2])] * 6):
+                out = trainer.step(batch, 0.1 / (i + 1))
+        """, 10, "an enumerate index in a learning-rate expression, through an instance",
+            proof=Proof(check="assert trainer.step.experimental_get_tracing_count() == 6"),
+            fixed="""
+            import tensorflow as tf
+
+            class Trainer:
+                @tf.function
+                def step(self, x, lr):
+                    return x - lr * x
+
+            trainer = Trainer()
+            for i, batch in enumerate([tf.ones([2])] * 6):
+                out = trainer.step(batch, tf.constant(0.1 / (i + 1)))
+        """, fixed_proof=Proof(check="assert trainer.step.experimental_get_tracing_count() == 1 and abs(float(out[0]) - (1 - 0.1 / 6)) < 1e-6")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def train_step(x, epsilon):
+                return tf.reduce_sum(x) * (1.0 - epsilon)
+
+            x = tf.ones([4])
+            epsilon = 1.0
+            for episode in range(8):
+                loss = train_step(x, tf.constant(epsilon))
+                epsilon = max(0.05, epsilon * 0.9)
+        """, "the changing value passed as a tensor",
+            proof=Proof(check="assert train_step.experimental_get_tracing_count() == 1")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function(input_signature=[tf.TensorSpec([], tf.float32), tf.TensorSpec([], tf.float32)])
+            def train_step(x, epsilon):
+                return x * (1.0 - epsilon)
+
+            epsilon = 1.0
+            for episode in range(8):
+                loss = train_step(tf.constant(1.0), epsilon)
+                epsilon = epsilon * 0.9
+        """, "an input_signature converts the Python float to a tensor",
+            proof=Proof(check="assert train_step.experimental_get_tracing_count() == 1")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def train_step(x, training):
+                return x * 2.0 if training else x
+
+            @tf.function
+            def head(x, index):
+                return x[index]
+
+            for epoch in range(3):
+                y = train_step(tf.constant(1.0), True)
+                for k in range(2):
+                    z = head(tf.constant([1.0, 2.0]), k)
+        """, "a constant argument, and a loop index with fewer values than TensorFlow's warning threshold",
+            proof=Proof(check="""
+                assert train_step.experimental_get_tracing_count() == 1
+                assert head.experimental_get_tracing_count() == 2
+            """)),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def train_step(x):
+                return x * 2.0
+
+            dataset = tf.data.Dataset.from_tensor_slices(tf.ones([6, 2])).batch(2)
+            for step, batch in enumerate(dataset):
+                y = train_step(batch)
+                print(step, float(tf.reduce_sum(y)))
+        """, "the loop index is used outside the tf.function only",
+            proof=Proof(check="assert train_step.experimental_get_tracing_count() == 1")),
+    )
+
+    def check(self, ctx: Context) -> None:
+        state = file_state(ctx.facts)
+        analysis = _Scalars(ctx.facts, state)
+        local_names = {name for (_, name) in _local_functions(ctx.facts, state)}
+        if not local_names and ctx.project is None:
+            return
+        for site in ctx.facts.calls:
+            if not _may_reach_tf_function(site, local_names, ctx):
+                continue
+            if site.scope.traced_by is not None:
+                # Inside another tf.function: the inner one traces only when the outer one does.
+                continue
+            if not analysis.may_change(site):
+                continue
+            changing = analysis.changing_arguments(site)
+            if not changing:
+                continue
+            target = _resolve_target(site, state, ctx)
+            if target is None or target.input_signature:
+                continue
+            for argument, description, because in changing:
+                message = (
+                    f"{target.label} is a tf.function and `{ast.unparse(argument)}` is {description}: Python "
+                    f"numbers are part of the trace key, so TensorFlow traces {target.label} again for every new "
+                    "value "
+                    f"(\"{WARNING_THRESHOLD} out of the last {WARNING_THRESHOLD} calls to <function ...> "
+                    f"triggered tf.function retracing\"). Pass `tf.constant({ast.unparse(argument)})` instead, "
+                    "or give the function an `input_signature`.")
+                if target.reduce_retracing:
+                    option = "reduce_retracing" if ctx.targets.tensorflow >= REDUCE_RETRACING_SINCE \
+                        else "experimental_relax_shapes"
+                    message += (f" Its `{option}=True` does not help: that relaxes tensor shapes, "
+                                "while Python values stay part of the trace key.")
+                if target.elsewhere:
+                    message += f" ({target.label} is defined in {target.elsewhere}.)"
+                related = [ctx.related(because, "the value changes here")]
+                if target.origin is not None:
+                    related.append(ctx.related(target.origin, "the tf.function"))
+                ctx.report(argument, message, related=related, fix=_as_tensor(ctx, argument, site, state))
+
+
+# --- the fix ----------------------------------------------------------------------------
+
+
+def _as_tensor(ctx: Context, argument: ast.expr, site: CallSite, state: FileState):
+    """`f(x, epsilon)` -> `f(x, tf.constant(epsilon))`: one trace for every value. Safe when the
+    number is a float (a float32 scalar tensor computes what the Python float did); unsafe for
+    ints and numbers of unknown kind (the function may use it as a Python int: `range(n)`, a
+    shape, an index into a Python list; and it becomes an int32 tensor)."""
+    alias = tf_alias(ctx.facts)
+    if alias is None:
+        return None
+    safe = _float_valued(argument, site.scope, state, set())
+    text = ctx.facts.source.text
+    shown = ast.unparse(argument)
+    shown = shown if len(shown) <= 30 else shown[:27] + "..."
+
+    def build():
+        from ...fixes.wrap import wrap_fix
+
+        return wrap_fix(text, argument, f"{alias}.constant", f"Pass `{alias}.constant({shown})`: one trace for "
+                        "every value", Applicability.SAFE if safe else Applicability.UNSAFE)
+    return build
+
+
+def _float_valued(expr: ast.expr, scope: Scope, state: FileState, seen: set) -> bool:
+    """Is this Python number surely a float (never an int) on every call?"""
+    if isinstance(expr, ast.Constant):
+        return type(expr.value) is float
+    if isinstance(expr, ast.BinOp):
+        if isinstance(expr.op, ast.Div):
+            return True
+        if isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.Mod, ast.FloorDiv)):
+            return _float_valued(expr.left, scope, state, seen) or _float_valued(expr.right, scope, state, seen)
+        return False
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        return _float_valued(expr.operand, scope, state, seen)
+    if isinstance(expr, ast.IfExp):
+        return _float_valued(expr.body, scope, state, seen) and _float_valued(expr.orelse, scope, state, seen)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and not expr.keywords and expr.args:
+        if expr.func.id == "float":
+            return True
+        if expr.func.id in ("max", "min"):
+            return all(_float_valued(a, scope, state, seen) for a in expr.args)
+        if expr.func.id == "abs" and len(expr.args) == 1:
+            return _float_valued(expr.args[0], scope, state, seen)
+        return False
+    if isinstance(expr, ast.Name):
+        key = ("name", id(scope.node), expr.id)
+        if key in seen:
+            return False
+        seen.add(key)
+        defining = state.defining_scope(scope, expr.id)
+        if defining is None:
+            return False
+        bindings = state.names(defining).bindings.get(expr.id, [])
+        values = [b.value for b in bindings if b.kind in ("assign", "walrus")]
+        if not values or any(b.kind not in ("assign", "walrus", "augassign") for b in bindings):
+            return False
+        return all(v is not None and _float_valued(v, defining, state, seen) for v in values)
+    attr = self_attribute(expr)
+    if attr is not None:
+        cls = state.class_of(scope)
+        key = ("attr", id(cls), attr)
+        if cls is None or key in seen:
+            return False
+        seen.add(key)
+        bindings = state.class_attrs(cls).get(attr, [])
+        values = [b.value for b in bindings if b.kind == "assign"]
+        return bool(values) and all(v is not None and _float_valued(v, scope, state, seen) for v in values)
+    return False
+
+
+# --- which tf.function a call reaches --------------------------------------------------
+
+
+def _arguments(site: CallSite) -> list[ast.expr]:
+    found = [a for a in site.node.args if not isinstance(a, ast.Starred)]
+    return found + [k.value for k in site.node.keywords if k.arg is not None]
+
+
+def _may_reach_tf_function(site: CallSite, local_names: set[str], ctx: Context) -> bool:
+    """A cheap first test: could this call reach a tf.function at all?"""
+    if not site.node.args and not site.node.keywords:
+        return False
+    if site.qualname is not None and site.qualname.split(".")[0] in ("tensorflow", "keras", "numpy"):
+        return False
+    func = site.node.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    if name is None:
+        return False
+    return name in local_names or ctx.project is not None
+
+
+def _local_functions(facts: Facts, state: FileState) -> dict[tuple[int, str], TfFunction]:
+    """(id of the scope node that binds it, name) -> tf.function defined in this file."""
+    cached = getattr(state, "_func009_local", None)
+    if cached is not None:
+        return cached
+    found: dict[tuple[int, str], TfFunction] = {}
+    for tf_function in facts.tf_functions:
+        node = tf_function.node
+        if tf_function.kind == "decorator" and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            scope = facts.function_scopes.get(node)
+            if scope is not None and scope.parent is not None:
+                found[(id(scope.parent.node), node.name)] = tf_function
+    by_origin = {id(t.origin): t for t in facts.tf_functions}
+    for binding in facts.bindings:
+        if binding.kind != "tf_function":
+            continue
+        tf_function = by_origin.get(id(binding.value))
+        if tf_function is None:
+            continue
+        if "." not in binding.name:
+            found[(id(binding.scope.node), binding.name)] = tf_function
+        elif binding.name.startswith("self.") and binding.name.count(".") == 1:
+            cls = state.class_of(binding.scope)
+            if cls is not None:
+                found.setdefault((id(cls), binding.name[5:]), tf_function)
+    state._func009_local = found  # type: ignore[attr-defined]
+    return found
+
+
+def _local_target(tf_function: TfFunction, label: str) -> Target:
+    return Target(label, _present(tf_function.input_signature), tf_function.flag("reduce_retracing") is True,
+                  origin=tf_function.origin)
+
+
+def _present(expr: ast.expr | None) -> bool:
+    return expr is not None and not (isinstance(expr, ast.Constant) and expr.value is None)
+
+
+def _resolve_target(site: CallSite, state: FileState, ctx: Context) -> Target | None:
+    func = site.node.func
+    local = _local_functions(ctx.facts, state)
+    label = f"`{ast.unparse(func)}`"
+    if isinstance(func, ast.Name):
+        defining = state.defining_scope(site.scope, func.id)
+        if defining is not None and (id(defining.node), func.id) in local:
+            return _local_target(local[(id(defining.node), func.id)], label)
+        if defining is not None and defining.kind != "module":
+            return None
+        return _remote_function(func, state, ctx, label)
+    if not isinstance(func, ast.Attribute):
+        return None
+    receiver = func.value
+    if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
+        cls = state.class_of(site.scope)
+        return _method_of_class(cls, func.attr, state, ctx, label, 0) if cls is not None else None
+    attr = self_attribute(receiver)
+    if attr is not None:
+        # `self.agent.train(...)` with `self.agent = Agent(...)` in the class.
+        cls = state.class_of(site.scope)
+        cls_expr = _instance_class(state.class_attrs(cls).get(attr, [])) if cls is not None else None
+        if cls_expr is None:
+            return None
+        return _method_of_class_expr(cls_expr, func.attr, state.facts.module, state, ctx, label)
+    if isinstance(receiver, ast.Name):
+        defining = state.defining_scope(site.scope, receiver.id)
+        if defining is None:
+            return None
+        bindings = state.names(defining).bindings.get(receiver.id, [])
+        if bindings and all(b.kind == "import" for b in bindings):
+            return _remote_function(func, state, ctx, label)
+        cls_expr = _instance_class(bindings)
+        if cls_expr is None:
+            return None
+        return _method_of_class_expr(cls_expr, func.attr, site.scope, state, ctx, label)
+    return None
+
+
+def _instance_class(bindings: list[Assignment]) -> ast.expr | None:
+    """`agent = Agent(...)`: the class expression, when every binding agrees."""
+    classes = {ast.dump(b.value.func) if b.kind == "assign" and isinstance(b.value, ast.Call) else None
+               for b in bindings}
+    if len(classes) != 1 or None in classes:
+        return None
+    value = bindings[0].value
+    assert isinstance(value, ast.Call)
+    return value.func
+
+
+def _method_of_class_expr(cls_expr: ast.expr, method: str, scope: Scope, state: FileState, ctx: Context,
+                          label: str) -> Target | None:
+    if isinstance(cls_expr, ast.Name) and cls_expr.id in ctx.facts.classes:
+        defining = state.defining_scope(scope, cls_expr.id)
+        if defining is None or defining.kind == "module":
+            return _method_of_class(ctx.facts.classes[cls_expr.id], method, state, ctx, label, 0)
+        return None
+    project = ctx.project
+    if project is None:
+        return None
+    relative = _relative_import(cls_expr, state)
+    if relative is not None:
+        module, name, level, attr = relative
+        if attr is not None:
+            return None
+        remote = project.imported_method(module, name, method, level, ctx.path)
+    else:
+        qualname = ctx.facts.imports.resolve(cls_expr)
+        if qualname is None:
+            return None
+        remote = project.method(qualname, method, ctx.path)
+    return _remote_target(remote, label, project)
+
+
+def _method_of_class(cls: ast.ClassDef, method: str, state: FileState, ctx: Context, label: str,
+                     depth: int) -> Target | None:
+    local = _local_functions(ctx.facts, state)
+    found = local.get((id(cls), method))
+    if found is not None:
+        return _local_target(found, label)
+    if depth >= 4 or any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == method
+                         for s in cls.body):
+        return None
+    for base in cls.bases:
+        if isinstance(base, ast.Name) and base.id in ctx.facts.classes and ctx.facts.classes[base.id] is not cls:
+            inherited = _method_of_class(ctx.facts.classes[base.id], method, state, ctx, label, depth + 1)
+            if inherited is not None:
+                return inherited
+        elif ctx.project is not None:
+            target = _method_of_class_expr(base, method, ctx.facts.module, state, ctx, label)
+            if target is not None:
+                return target
+    return None
+
+
+def _relative_import(expr: ast.expr, state: FileState) -> tuple[str, str, int, str | None] | None:
+    """(module, imported name, level, attribute) when `expr` starts at a name from `from . import`."""
+    attr = None
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        attr, expr = expr.attr, expr.value
+    if not isinstance(expr, ast.Name):
+        return None
+    for binding in state.names(state.facts.module).bindings.get(expr.id, []):
+        stmt = binding.stmt
+        if isinstance(stmt, ast.ImportFrom) and stmt.level:
+            for alias in stmt.names:
+                if (alias.asname or alias.name) == expr.id:
+                    return stmt.module or "", alias.name, stmt.level, attr
+    return None
+
+
+def _remote_function(func: ast.expr, state: FileState, ctx: Context, label: str) -> Target | None:
+    project = ctx.project
+    if project is None:
+        return None
+    relative = _relative_import(func, state)
+    if relative is not None:
+        module, name, level, attr = relative
+        if attr is None:
+            remote = project.imported_tf_function(module, name, level, ctx.path)
+        else:  # `from . import steps` then `steps.step(...)`
+            module = f"{module}.{name}" if module else name
+            remote = project.imported_tf_function(module, attr, level, ctx.path)
+        return _remote_target(remote, label, project)
+    qualname = ctx.facts.imports.resolve(func)
+    if qualname is None or qualname.split(".")[0] in ("tensorflow", "keras", "numpy", "tensorflow_probability"):
+        return None
+    return _remote_target(project.tf_function(qualname, ctx.path), label, project)
+
+
+def _remote_target(remote, label: str, project) -> Target | None:
+    if remote is None:
+        return None
+    return Target(label, remote.input_signature, remote.reduce_retracing,
+                  elsewhere=remote.location(getattr(project, "root", None)))
+
+
+# --- which arguments are Python numbers that change ----------------------------------
+
+
+class _Scalars:
+    """Python-number analysis for the scopes of one file."""
+
+    def __init__(self, facts: Facts, state: FileState) -> None:
+        self.facts = facts
+        self.state = state
+        self._scalars: dict[int, _Visible] = {}
+        self._loop_stores: dict[int, set[str]] = {}
+        self._scope_attrs: dict[int, set[str]] = {}
+        self._attribute_kinds: dict[tuple[int, str], str | None] = {}
+
+    def scalars(self, scope: Scope) -> "_Visible":
+        """Names a load in `scope` sees that only ever hold Python numbers."""
+        found = self._scalars.get(id(scope.node))
+        if found is not None:
+            return found
+        names = self.state.names(scope)
+        outer = self.scalars(self.facts.module).own if scope.kind != "module" else set()
+        known = {name for name, bindings in names.bindings.items()
+                 if name not in names.declared_global and name not in names.declared_nonlocal
+                 and all(b.kind in ("assign", "augassign", "for", "param", "walrus") for b in bindings)}
+        visible = _Visible(known, {name for name in outer if name not in names.bindings})
+        changed = True
+        while changed:
+            changed = False
+            for name in list(known):
+                if not all(self._binding_is_scalar(b, name, visible, scope) for b in names.bindings[name]):
+                    known.discard(name)
+                    changed = True
+        self._scalars[id(scope.node)] = visible
+        return visible
+
+    def _binding_is_scalar(self, binding: Assignment, name: str, known, scope: Scope) -> bool:
+        if binding.kind == "param":
+            return is_number(parameter_defaults(scope.node).get(name))
+        if binding.kind == "for":
+            return _loop_index(binding.stmt, name) is not None
+        return binding.value is not None and self.is_scalar(binding.value, known, scope)
+
+    def is_scalar(self, expr: ast.expr, known, scope: Scope) -> bool:
+        if is_number(expr):
+            return True
+        if isinstance(expr, ast.Name):
+            return expr.id in known
+        if isinstance(expr, ast.BinOp):
+            return isinstance(expr.op, _ARITHMETIC) and self.is_scalar(expr.left, known, scope) \
+                and self.is_scalar(expr.right, known, scope)
+        if isinstance(expr, ast.UnaryOp):
+            return isinstance(expr.op, (ast.USub, ast.UAdd)) and self.is_scalar(expr.operand, known, scope)
+        if isinstance(expr, ast.IfExp):
+            return self.is_scalar(expr.body, known, scope) and self.is_scalar(expr.orelse, known, scope)
+        if isinstance(expr, ast.Call) and not expr.keywords and expr.args:
+            func = expr.func
+            builtin = isinstance(func, ast.Name) and func.id in _NUMERIC_BUILTINS \
+                and self.state.is_builtin(scope, func.id)
+            qualname = self.facts.imports.resolve(func) if not builtin else None
+            if builtin or (qualname or "").startswith("math."):
+                return all(self.is_scalar(a, known, scope) for a in expr.args)
+            return False
+        attr = self_attribute(expr)
+        if attr is not None:
+            return self._attribute_kind(attr, scope) is not None
+        return False
+
+    def _attribute_kind(self, attr: str, scope: Scope) -> str | None:
+        """"constant" or "changing" for a `self.attr` that only holds Python numbers."""
+        cls = self.state.class_of(scope)
+        if cls is None:
+            return None
+        key = (id(cls), attr)
+        if key not in self._attribute_kinds:
+            self._attribute_kinds[key] = self._compute_attribute_kind(attr, cls)
+        return self._attribute_kinds[key]
+
+    def _compute_attribute_kind(self, attr: str, cls: ast.ClassDef) -> str | None:
+        bindings = self.state.class_attrs(cls).get(attr, [])
+        if not bindings:
+            return None
+        changes = False
+        for binding in bindings:
+            value = binding.value
+            if value is None:
+                return None
+            if is_number(value):
+                continue
+            if not self._attribute_expr(value, attr, cls):
+                return None
+            changes = True
+        if not any(is_number(b.value) for b in bindings if b.kind == "assign"):
+            return None
+        return "changing" if changes else "constant"
+
+    def _attribute_expr(self, expr: ast.expr, attr: str, cls: ast.ClassDef) -> bool:
+        """Arithmetic on numbers, `self.attr` and number-valued attributes, through max/min/abs/round."""
+        if is_number(expr):
+            return True
+        other = self_attribute(expr)
+        if other is not None:
+            if other == attr:
+                return True
+            bindings = self.state.class_attrs(cls).get(other, [])
+            return bool(bindings) and all(b.kind == "assign" and is_number(b.value) for b in bindings)
+        if isinstance(expr, ast.BinOp):
+            return isinstance(expr.op, _ARITHMETIC) and self._attribute_expr(expr.left, attr, cls) \
+                and self._attribute_expr(expr.right, attr, cls)
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in _NUMERIC_BUILTINS \
+                and not expr.keywords and expr.args:
+            return all(self._attribute_expr(a, attr, cls) for a in expr.args)
+        return False
+
+    def may_change(self, site: CallSite) -> bool:
+        """A cheap first test: does an argument mention a name stored in a loop around the call,
+        or an attribute of `self` that some method changes?"""
+        loads = site.scope.loads
+        stored: set[str] = set()
+        for loop in site.loops:
+            stored |= self._stores(loop)
+        stored = {name for name in stored if name in loads}
+        attrs = self._changing_attributes(site.scope)
+        if not stored and not attrs:
+            return False
+        for argument in _arguments(site):
+            if isinstance(argument, ast.Constant):
+                continue
+            for node in ast.walk(argument):
+                if isinstance(node, ast.Name) and node.id in stored:
+                    return True
+                if attrs and self_attribute(node) in attrs:
+                    return True
+        return False
+
+    def _changing_attributes(self, scope: Scope) -> set[str]:
+        """`self.x` read in this scope where `x` is a Python number some method changes."""
+        found = self._scope_attrs.get(id(scope.node))
+        if found is None:
+            found = set()
+            if self.state.class_of(scope) is not None:
+                for key in scope.loads:
+                    if key.startswith("self.") and self._attribute_kind(key[5:], scope) == "changing":
+                        found.add(key[5:])
+            self._scope_attrs[id(scope.node)] = found
+        return found
+
+    def _stores(self, loop: ast.stmt) -> set[str]:
+        found = self._loop_stores.get(id(loop))
+        if found is None:
+            found = self._loop_stores[id(loop)] = _stored_names(loop)
+        return found
+
+    def changing_arguments(self, site: CallSite) -> list[tuple[ast.expr, str, ast.AST]]:
+        """(argument, description, where it changes) for each argument that is a changing Python number."""
+        arguments = _arguments(site)
+        if not arguments:
+            return []
+        scope = site.scope.function or self.facts.module
+        found = []
+        for argument in arguments:
+            if isinstance(argument, ast.Constant):
+                continue
+            reason = self._changes(argument, site, scope)
+            if reason is not None:
+                found.append((argument, *reason))
+        return found
+
+    def _changes(self, argument: ast.expr, site: CallSite, scope: Scope) -> tuple[str, ast.AST] | None:
+        if site.loops and _iterations(site.loops) < WARNING_THRESHOLD:
+            return None  # a handful of literal iterations: a few traces, no warning from TensorFlow
+        known = self.scalars(scope)
+        if not self.is_scalar(argument, known, scope):
+            return None
+        for node in ast.walk(argument):
+            if isinstance(node, ast.Name) and node.id in known.own:
+                reason = self._name_changes(node.id, site, scope)
+                if reason is not None:
+                    return reason
+            attr = self_attribute(node)
+            if attr is not None and self._attribute_kind(attr, scope) == "changing":
+                cls = self.state.class_of(scope)
+                assert cls is not None
+                change = next(b.stmt for b in self.state.class_attrs(cls)[attr] if not is_number(b.value))
+                return f"a Python number that changes on {_line(self.facts, change)}", change
+        return None
+
+    def _name_changes(self, name: str, site: CallSite, scope: Scope) -> tuple[str, ast.AST] | None:
+        bindings = self.state.names(scope).bindings.get(name, [])
+        for loop in site.loops:
+            index = _loop_index(loop, name) if isinstance(loop, (ast.For, ast.AsyncFor)) else None
+            if index is not None:
+                if index == "small":
+                    return None
+                return f"the {index} of the loop on {_line(self.facts, loop)}, a new Python int on every iteration", loop
+            for binding in bindings:
+                if binding.kind in ("assign", "augassign", "walrus") and inside(binding.stmt, loop):
+                    return (f"a Python number reassigned on {_line(self.facts, binding.stmt)}, inside the loop "
+                            "around this call"), binding.stmt
+        return None
+
+
+class _Visible:
+    """Names of a scope known to hold numbers, plus the module's that it does not rebind."""
+
+    __slots__ = ("own", "outer")
+
+    def __init__(self, own: set[str], outer: set[str]) -> None:
+        self.own, self.outer = own, outer
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.own or name in self.outer
+
+
+def _stored_names(loop: ast.stmt) -> set[str]:
+    """Names a loop binds: its targets and the names assigned in its body."""
+    found: set[str] = set()
+    targets: list[ast.expr] = []
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        targets.append(loop.target)
+    for stmt in statements([loop]):
+        if isinstance(stmt, ast.Assign):
+            targets.extend(stmt.targets)
+        elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+            targets.append(stmt.target)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            targets.append(stmt.target)
+    for target in targets:
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                found.add(node.id)
+    return found
+
+
+def _line(facts: Facts, node: ast.AST) -> str:
+    return facts.line_label(getattr(node, "lineno", 0))
+
+
+def _loop_index(loop: ast.AST, name: str) -> str | None:
+    """"index" when `name` is the Python int counter of this for loop, "small" for a short literal range."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(loop.iter, ast.Call):
+        return None
+    call = loop.iter
+    func = call.func
+    if not isinstance(func, ast.Name):
+        return None
+    target = loop.target
+    if func.id == "range" and isinstance(target, ast.Name) and target.id == name:
+        count = _range_length(call)
+        return "small" if count is not None and count < WARNING_THRESHOLD else "index"
+    if func.id == "enumerate" and isinstance(target, ast.Tuple) and target.elts \
+            and isinstance(target.elts[0], ast.Name) and target.elts[0].id == name:
+        return "enumerate index"
+    return None
+
+
+def _iterations(loops: tuple[ast.stmt, ...]) -> float:
+    """How many times the innermost body runs, when every loop is over a literal range or list."""
+    total = 1.0
+    for loop in loops:
+        count = None
+        if isinstance(loop, (ast.For, ast.AsyncFor)):
+            if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range":
+                count = _range_length(loop.iter)
+            elif isinstance(loop.iter, (ast.List, ast.Tuple)):
+                count = len(loop.iter.elts)
+        if count is None:
+            return float("inf")
+        total *= count
+    return total
+
+
+def _range_length(call: ast.Call) -> int | None:
+    if call.keywords or not call.args or not all(isinstance(a, ast.Constant) and type(a.value) is int
+                                                 for a in call.args):
+        return None
+    try:
+        return len(range(*[a.value for a in call.args]))  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        return None
+

@@ -1,0 +1,336 @@
+from __future__ import annotations
+
+import ast
+
+from ...facts.model import CallSite, Facts, Scope
+from ...model import Severity
+from ...versions import VersionRange
+from ...analysis.python_state import FileState, file_state, inside, own_nodes
+from ..base import Context, Proof, Rule, invalid, valid
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+# Decorators that make a function run once per set of arguments.
+_CACHES = ("functools.lru_cache", "functools.cache", "lru_cache", "cache")
+
+
+class TfFunctionPerCall(Rule):
+    """
+    ## What it does
+    Finds a `tf.function` created again and again: `tf.function(f)(x)` or
+    `g = tf.function(f); g(x)` inside a loop or inside a function that is called
+    repeatedly, and `@tf.function`-decorated functions defined inside a loop or inside
+    such a function and called there.
+
+    ## Why is this bad?
+    Traces belong to the tf.function object. A new object starts with none, so every
+    loop iteration or every call of the surrounding function traces the Python function
+    again and builds a new graph: the program runs slower than plain eager code and its
+    memory grows. TensorFlow warns only after five of them: "5 out of the last 5 calls
+    to <function ...> triggered tf.function retracing. Tracing is expensive and the
+    excessive number of tracings could be due to (1) creating @tf.function repeatedly
+    in a loop, ...".
+
+    ## Example
+    ```python
+    for x in batches:
+        y = tf.function(forward)(x)   # a new tf.function, a new trace, every iteration
+    ```
+
+    ## Use instead
+    ```python
+    forward_fn = tf.function(forward)   # once
+    for x in batches:
+        y = forward_fn(x)
+    ```
+    Create the tf.function once: at module level, in `__init__`, or in a factory whose
+    result is kept.
+    """
+
+    code = "FUNC010"
+    name = "tf-function-created-per-call"
+    summary = "tf.function created inside a loop or on every call retraces every time"
+    severity = Severity.WARNING
+    tensorflow = VersionRange(">=2.0")
+    triggers = (".function", "import function")
+    examples = (
+        invalid("""
+            import tensorflow as tf
+
+            traces = []
+
+            def square(x):
+                traces.append(1)
+                return x * x
+
+            for i in range(6):
+                y = tf.function(square)(tf.constant(float(i)))
+        """, 10, "tf.function(f)(x) in a loop",
+            proof=Proof(check="assert len(traces) == 6, len(traces)")),
+        invalid("""
+            import tensorflow as tf
+
+            traces = []
+
+            def forward(x):
+                traces.append(1)
+                return tf.nn.relu(x)
+
+            def predict(x):
+                return tf.function(forward)(x)
+
+            for _ in range(5):
+                predict(tf.constant([1.0, -1.0]))
+        """, 10, "a new tf.function on every call of predict",
+            proof=Proof(check="assert len(traces) == 5, len(traces)")),
+        invalid("""
+            import tensorflow as tf
+
+            traces = []
+
+            def evaluate(w, x):
+                @tf.function
+                def forward(x):
+                    traces.append(1)
+                    return x * w
+                return forward(x)
+
+            for _ in range(5):
+                evaluate(2.0, tf.constant(1.0))
+        """, 6, "a decorated function defined inside a function that is called in a loop",
+            proof=Proof(check="assert len(traces) == 5, len(traces)")),
+        invalid("""
+            import tensorflow as tf
+
+            traces = []
+
+            def train_step(x):
+                traces.append(1)
+                return x - 0.1 * x
+
+            for epoch in range(5):
+                step = tf.function(train_step)
+                for _ in range(3):
+                    out = step(tf.constant(1.0))
+        """, 10, "re-created on every epoch",
+            proof=Proof(check="assert len(traces) == 5, len(traces)")),
+        valid("""
+            import tensorflow as tf
+
+            def square(x):
+                return x * x
+
+            square_fn = tf.function(square)
+            for i in range(6):
+                y = square_fn(tf.constant(float(i)))
+        """, "created once, called in the loop",
+            proof=Proof(check="assert square_fn.experimental_get_tracing_count() == 1")),
+        valid("""
+            import tensorflow as tf
+
+            _compiled = {}
+
+            def compiled(fn):
+                if fn not in _compiled:
+                    _compiled[fn] = tf.function(fn)
+                return _compiled[fn]
+
+            def make_step(scale):
+                @tf.function
+                def step(x):
+                    return x * scale
+                return step
+
+            double = make_step(2.0)
+            for i in range(6):
+                y = compiled(tf.nn.relu)(tf.constant(float(i)))
+                z = double(tf.constant(float(i)))
+        """, "a cache and a factory whose result is kept",
+            proof=Proof(check="""
+                assert compiled(tf.nn.relu).experimental_get_tracing_count() == 1
+                assert double.experimental_get_tracing_count() == 1
+            """)),
+        valid("""
+            import tensorflow as tf
+
+            def train_step(x):
+                return x - 0.1 * x
+
+            def main():
+                step = tf.function(train_step)
+                for _ in range(6):
+                    out = step(tf.constant(1.0))
+                return step
+
+            step = main()
+        """, "created once per run of main, then called in its loop",
+            proof=Proof(check="assert step.experimental_get_tracing_count() == 1")),
+    )
+
+    def check(self, ctx: Context) -> None:
+        state = file_state(ctx.facts)
+        for site in ctx.facts.calls_to("tensorflow.function"):
+            if not site.node.args or site.scope.traced_by is not None:
+                continue
+            found = _wrapped_per_call(site.node, site.scope, tuple(site.loops), tuple(site.guards), state, ctx)
+            if found is not None:
+                ctx.report(site.node, found[0], related=found[1])
+        for tf_function in ctx.facts.tf_functions:
+            node = tf_function.node
+            if tf_function.kind != "decorator" or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            scope = ctx.facts.function_scopes.get(node)
+            parent = scope.parent if scope is not None else None
+            if parent is None or parent.kind not in ("function", "lambda") or parent.traced_by is not None:
+                continue
+            found = _decorated_per_call(node, parent, state, ctx)
+            if found is not None:
+                ctx.report(tf_function.origin, found[0], related=found[1])
+
+
+def _why(where: str) -> str:
+    return (f"A new tf.function is created here {where}: a new tf.function object has no traces yet, so "
+            "TensorFlow traces the Python function again each time (\"5 out of the last 5 calls to "
+            "<function ...> triggered tf.function retracing ... (1) creating @tf.function repeatedly in a "
+            "loop\"). Create it once, at module level or in `__init__`, and reuse it.")
+
+
+def _wrapped_per_call(call: ast.Call, scope: Scope, loops: tuple, guards: tuple, state: FileState, ctx: Context):
+    """For `tf.function(f)` in a loop or a function body: (message, related) when it is used per call."""
+    statement, role = _usage(call, scope)
+    if role is None:
+        return None
+    if loops:
+        loop = loops[-1]
+        if any(inside(guard, loop) for guard in guards):
+            return None  # created behind a condition (a cache) inside the loop
+        if role == "called":
+            return _why(f"on every iteration of the loop on {ctx.where(loop)}"), [ctx.related(loop, "the loop")]
+        calls = _calls_of(role, scope)
+        if any(inside(c, loop) for c in calls) and not _escapes(role, scope, statement):
+            return _why(f"on every iteration of the loop on {ctx.where(loop)}"), [ctx.related(loop, "the loop")]
+        return None
+    if scope.kind not in ("function", "lambda") or guards:
+        return None
+    owner = scope.node
+    if role == "called":
+        calls = [call]
+    else:
+        calls = _calls_of(role, scope)
+        if not calls or _escapes(role, scope, statement) or any(_in_loop_of(c, scope) for c in calls):
+            return None
+    caller = _repeated_caller(owner, scope, ctx.facts)
+    if caller is None:
+        return None
+    return _per_call(owner, caller, ctx)
+
+
+def _decorated_per_call(node: ast.FunctionDef | ast.AsyncFunctionDef, parent: Scope, state: FileState,
+                        ctx: Context):
+    name = node.name
+    calls = _calls_of(name, parent)
+    if not calls or _escapes(name, parent, node):
+        return None
+    loop = _enclosing_loop(node, parent)
+    if loop is not None:
+        if any(inside(c, loop) for c in calls):
+            return _why(f"on every iteration of the loop on {ctx.where(loop)}"), [ctx.related(loop, "the loop")]
+        return None
+    if any(_in_loop_of(c, parent) for c in calls) or _guarded(node, parent):
+        return None
+    caller = _repeated_caller(parent.node, parent, ctx.facts)
+    if caller is None:
+        return None
+    return _per_call(parent.node, caller, ctx)
+
+
+def _per_call(owner: ast.AST, caller: CallSite, ctx: Context):
+    loop = caller.loops[-1]
+    return (_why(f"on every call of {_name(owner)}, which the loop on {ctx.where(loop)} calls again and again"),
+            [ctx.related(caller.node, f"{_name(owner)} called in a loop here")])
+
+
+def _usage(call: ast.Call, scope: Scope) -> tuple[ast.AST | None, str | None]:
+    """How the new tf.function is used: ("called") right away, or bound to a local name."""
+    for node in own_nodes(scope.node):
+        if isinstance(node, ast.Call) and node.func is call:
+            return node, "called"
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is call:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if len(targets) == 1 and isinstance(targets[0], ast.Name):
+                return node, targets[0].id
+            return node, None  # stored on an attribute or in a container: kept
+    return None, None
+
+
+def _calls_of(name: str, scope: Scope) -> list[ast.Call]:
+    return [n for n in own_nodes(scope.node)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name]
+
+
+def _escapes(name: str, scope: Scope, definition: ast.AST | None) -> bool:
+    """The local tf.function is returned, yielded, stored or passed on: it outlives this call."""
+    for node in own_nodes(scope.node):
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None \
+                and _mentions(node.value, name):
+            return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node is not definition and node.value is not None \
+                and _mentions(node.value, name):
+            return True
+        if isinstance(node, ast.Call):
+            if any(_mentions(a, name) for a in node.args) or any(_mentions(k.value, name) for k in node.keywords):
+                return True
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return True
+    return False
+
+
+def _mentions(expr: ast.AST, name: str) -> bool:
+    """`name` is used as a value in `expr` (calling it, `name(...)`, does not count)."""
+    callees = {id(n.func) for n in ast.walk(expr) if isinstance(n, ast.Call)}
+    return any(isinstance(n, ast.Name) and n.id == name and id(n) not in callees for n in ast.walk(expr))
+
+
+def _loops_in(scope: Scope) -> list[ast.stmt]:
+    return [n for n in own_nodes(scope.node) if isinstance(n, _LOOPS)]
+
+
+def _in_loop_of(node: ast.AST, scope: Scope) -> bool:
+    return any(inside(node, loop) for loop in _loops_in(scope))
+
+
+def _enclosing_loop(node: ast.AST, scope: Scope) -> ast.stmt | None:
+    found = [loop for loop in _loops_in(scope) if inside(node, loop)]
+    return found[-1] if found else None
+
+
+def _guarded(node: ast.AST, scope: Scope) -> bool:
+    return any(isinstance(n, ast.If) and inside(node, n) for n in own_nodes(scope.node))
+
+
+def _name(node: ast.AST) -> str:
+    return f"`{node.name}`" if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else "this function"
+
+
+def _repeated_caller(owner: ast.AST, scope: Scope, facts: Facts) -> CallSite | None:
+    """A call of the function `owner` made inside a loop of this file (evidence it runs many times).
+
+    Without such evidence (a library function, a test, an entry point) the function may well
+    run once; creating a tf.function per call is then not worth a finding.
+    """
+    if not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    for decorator in owner.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if (facts.imports.resolve(target) or ast.unparse(target)) in _CACHES:
+            return None
+    is_method = scope.parent is not None and scope.parent.kind == "class"
+    for site in facts.calls:
+        if not site.loops:
+            continue
+        func = site.node.func
+        if is_method:
+            if isinstance(func, ast.Attribute) and func.attr == owner.name:
+                return site
+        elif isinstance(func, ast.Name) and func.id == owner.name:
+            return site
+    return None

@@ -1,0 +1,403 @@
+from __future__ import annotations
+
+import ast
+
+from ...facts.model import Facts, TfFunction
+from ...model import Severity
+from ...versions import VersionRange
+from ...analysis.tensors import Tensors, body_nodes, calls_of, function_params, function_tensors, is_method, walk_body
+from ...analysis.traced import function_name, traced_function_nodes, traced_functions
+from ..base import Context, Proof, Rule, invalid, valid
+
+AS_BOOL = ("OperatorNotAllowedInGraphError \"Using a symbolic `tf.Tensor` as a Python `bool` is not allowed.\"")
+ITERATE = "OperatorNotAllowedInGraphError \"Iterating over a symbolic `tf.Tensor` is not allowed.\""
+FOR_BREAK = ("NotImplementedError \"break and return statements which depend on a TF condition are not "
+             "supported in Python for loops. Did you intend to make it a TF loop?\"")
+WHILE_BREAK = ("NotImplementedError \"The condition of while loop started as non-Tensor, then changed to "
+               "Tensor. This may happen either because variables changed type, or when a break or return "
+               "statement inside the loop depends on a Tensor condition.\"")
+RETURN = "ValueError \"the else branch must also have a return statement.\""
+_ITERATION_HELPERS = ("enumerate", "zip", "reversed")
+
+
+class PythonControlFlowOnTensor(Rule):
+    """
+    ## What it does
+    Finds Python control flow that needs a tensor's value while a `tf.function` is
+    traced and that AutoGraph cannot convert:
+
+    - with `autograph=False`, an `if`/`while`/`assert`/`and`/`or`/`not` on a tensor, or a
+      `for` loop over a tensor;
+    - with AutoGraph on, a `break` or `return` under a tensor condition inside a Python
+      loop (`for i in range(10)`, a loop over a list, a `while` on a Python condition).
+
+    ## Why is this bad?
+    While tracing, tensors have no value. Without AutoGraph, Python asks for one and
+    TensorFlow raises `OperatorNotAllowedInGraphError: Using a symbolic tf.Tensor as a
+    Python bool is not allowed` (or "Iterating over a symbolic `tf.Tensor` is not
+    allowed"). With AutoGraph, a Python loop is unrolled while tracing, so it cannot stop
+    at a tensor condition: `NotImplementedError: break and return statements which depend
+    on a TF condition are not supported in Python for loops` (for `while`: "The condition
+    of while loop started as non-Tensor, then changed to Tensor"; for a `return`,
+    often "ValueError: the else branch must also have a return statement.").
+
+    ## Example
+    ```python
+    @tf.function(autograph=False)
+    def magnitude(x):
+        if x > 0:
+            return x
+        return -x
+
+    @tf.function
+    def grow(x):
+        for _ in range(10):
+            x = x * 2
+            if tf.reduce_sum(x) > 100:
+                break
+        return x
+    ```
+
+    ## Use instead
+    ```python
+    @tf.function(autograph=False)
+    def magnitude(x):
+        return tf.where(x > 0, x, -x)   # or tf.cond
+
+    @tf.function
+    def grow(x):
+        for _ in tf.range(10):          # a TF loop can break on a tensor
+            x = x * 2
+            if tf.reduce_sum(x) > 100:
+                break
+        return x
+    ```
+    """
+
+    code = "FUNC015"
+    name = "python-control-flow-on-tensor"
+    summary = "Python control flow on a tensor that a tf.function trace cannot convert"
+    severity = Severity.ERROR
+    tensorflow = VersionRange(">=2.0")
+    triggers = ("function",)
+    examples = (
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function(autograph=False)
+            def magnitude(x):
+                if x > 0:
+                    return x
+                return -x
+
+            magnitude(tf.constant(-3.0))
+        """, 5, "the catalogue's `if` on a tensor without AutoGraph",
+            proof=Proof(raises=("OperatorNotAllowedInGraphError",
+                                "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed"))),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function(autograph=False)
+            def total(n):
+                s = tf.constant(0)
+                for i in tf.range(n):
+                    s += i
+                return s
+
+            total(tf.constant(4))
+        """, 6, "a loop over a tensor without AutoGraph",
+            proof=Proof(raises=("OperatorNotAllowedInGraphError",
+                                "Iterating over a symbolic `tf.Tensor` is not allowed"))),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def grow(x):
+                for _ in range(10):
+                    x = x * 2
+                    if tf.reduce_sum(x) > 100:
+                        break
+                return x
+
+            grow(tf.constant(3.0))
+        """, 8, "a tensor-dependent break in a Python range loop",
+            proof=Proof(raises=("NotImplementedError",
+                                "break and return statements which depend on a TF condition are not supported"))),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def grow(x):
+                steps = 0
+                while steps < 10:
+                    x = x * 2
+                    if x > 100:
+                        break
+                    steps += 1
+                return x
+
+            grow(tf.constant(3.0))
+        """, 9, "a tensor-dependent break in a Python while loop",
+            proof=Proof(raises=("NotImplementedError", "The condition of while loop started as non-Tensor"))),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def first_large(x):
+                for _ in range(10):
+                    if x > 100:
+                        return x
+                    x = x * 2
+                return x
+
+            first_large(tf.constant(3.0))
+        """, 7, "a tensor-dependent return in a Python loop",
+            proof=Proof(raises=("ValueError", "the else branch must also have a return statement"))),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function(autograph=False)
+            def magnitude(x):
+                return tf.cond(x > 0, lambda: x, lambda: -x)
+
+            out = magnitude(tf.constant(-3.0))
+        """, "tf.cond without AutoGraph",
+            proof=Proof(check="assert float(out) == 3.0")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function(autograph=False)
+            def pick(x, training):
+                if training:
+                    x = x * 0.5
+                if x.shape[0] > 1:
+                    x = x[:1]
+                return x
+
+            out = pick(tf.constant([2.0, 4.0]), True)
+        """, "Python conditions on Python values and static shapes",
+            proof=Proof(check="assert out.numpy().tolist() == [1.0]")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def grow(x):
+                for _ in tf.range(10):
+                    x = x * 2
+                    if tf.reduce_sum(x) > 100:
+                        break
+                return x
+
+            out = grow(tf.constant(3.0))
+        """, "a TF loop can break on a tensor",
+            proof=Proof(check="assert float(out) == 192.0")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def scaled(x):
+                for i in range(5):
+                    if i > 2:
+                        break
+                    x = tf.where(x > 1.0, x * 2.0, x)
+                return x
+
+            out = scaled(tf.constant(3.0))
+        """, "a Python break on a Python condition; tensor work through tf.where",
+            proof=Proof(check="assert float(out) == 24.0")),
+    )
+
+    def check(self, ctx: Context) -> None:
+        facts = ctx.facts
+        for tf_function, node in traced_function_nodes(facts):
+            autograph = tf_function.flag("autograph") is not False
+            for function in sorted(traced_functions(facts, tf_function), key=lambda n: (n.lineno, n.col_offset)):
+                scope = facts.function_scopes.get(function)
+                if scope is None or (scope.tf_function is not None and scope.tf_function is not tf_function):
+                    continue
+                tensors = function_tensors(facts, function)
+                if tensors is None:
+                    continue
+                if autograph:
+                    self._python_loop_exits(ctx, tf_function, node, function, tensors)
+                else:
+                    self._without_autograph(ctx, tf_function, node, function, tensors)
+
+    # --- autograph=False ----------------------------------------------------------------
+
+    def _without_autograph(self, ctx: Context, tf_function: TfFunction, traced: ast.AST,
+                           function: ast.AST, tensors: Tensors) -> None:
+        nodes = body_nodes(ctx.facts, function) if isinstance(getattr(function, "body", None), list) \
+            else walk_body([function.body])
+        seen: set[int] = set()
+        for node in nodes:
+            tests: list[ast.expr] = []
+            if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+                tests.append(node.test)
+            elif isinstance(node, ast.Assert):
+                tests.append(node.test)
+            elif isinstance(node, ast.BoolOp):
+                tests.extend(node.values[:-1])  # the last operand is returned, not tested
+            elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+                tests.append(node.operand)
+            elif isinstance(node, (ast.For, ast.AsyncFor)) and tensors.is_tensor(node.iter):
+                ctx.report(node.iter,
+                           f"A Python `for` over a tensor in the tf.function {function_name(traced)}, which has "
+                           f"autograph=False: tracing raises {ITERATE} Use tf.while_loop, tf.map_fn or a "
+                           "vectorized op, or drop autograph=False so AutoGraph converts the loop.",
+                           related=[ctx.related(tf_function.origin, "autograph=False here")])
+                continue
+            for test in tests:
+                if id(test) in seen or not _tensor_condition(test, tensors):
+                    continue
+                seen.update(id(sub) for sub in ast.walk(test))
+                ctx.report(test,
+                           f"Python control flow on a tensor in the tf.function {function_name(traced)}, which "
+                           f"has autograph=False: tracing raises {AS_BOOL} Use tf.cond / tf.where, or drop "
+                           "autograph=False so AutoGraph converts it.",
+                           related=[ctx.related(tf_function.origin, "autograph=False here")])
+
+    # --- AutoGraph on: exits from Python loops -----------------------------------------------
+
+    def _python_loop_exits(self, ctx: Context, tf_function: TfFunction, traced: ast.AST,
+                           function: ast.AST, tensors: Tensors) -> None:
+        for loop in body_nodes(ctx.facts, function, (ast.For, ast.While)):
+            if not _python_loop(ctx.facts, loop, tensors, function):
+                continue
+            for exit_stmt, condition in _tensor_exits(loop, tensors):
+                if isinstance(exit_stmt, ast.Return):
+                    symptom = f"{RETURN} (or {FOR_BREAK})" if isinstance(loop, ast.For) else RETURN
+                    what = "return"
+                else:
+                    symptom = FOR_BREAK if isinstance(loop, ast.For) else WHILE_BREAK
+                    what = "break"
+                kind = "for" if isinstance(loop, ast.For) else "while"
+                ctx.report(
+                    exit_stmt,
+                    f"A `{what}` under a tensor condition inside a Python `{kind}` loop in the tf.function "
+                    f"{function_name(traced)}: AutoGraph unrolls a Python loop while tracing and cannot stop it "
+                    f"on a tensor: {symptom} Loop over tf.range(...) (a TF loop), or keep the condition in "
+                    "Python values.",
+                    related=[ctx.related(condition, "the condition is a tensor"),
+                             ctx.related(loop, "a Python loop, unrolled while tracing")],
+                )
+
+
+def _tensor_condition(test: ast.expr, tensors: Tensors) -> bool:
+    if isinstance(test, ast.BoolOp):
+        return any(_tensor_condition(v, tensors) for v in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _tensor_condition(test.operand, tensors)
+    return tensors.is_tensor(test) or tensors.is_variable(test)
+
+
+def _python_loop(facts: Facts, loop: ast.For | ast.While, tensors: Tensors, function: ast.AST) -> bool:
+    """A loop AutoGraph leaves to Python (unrolled while tracing)."""
+    if isinstance(loop, ast.While):
+        return _python_value(facts, loop.test, tensors, function, allow_compare=True)
+    return _python_iterable(facts, loop.iter, tensors, function)
+
+
+def _python_iterable(facts: Facts, expr: ast.expr, tensors: Tensors, function: ast.AST) -> bool:
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return True
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id not in facts.imports.names:
+        if expr.func.id == "range":
+            return bool(expr.args) and all(_python_value(facts, a, tensors, function) for a in expr.args)
+        if expr.func.id in _ITERATION_HELPERS:
+            return bool(expr.args) and all(_python_iterable(facts, a, tensors, function) for a in expr.args)
+        return False
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        return not tensors.is_tensor(expr) and not tensors.is_variable(expr)
+    return False
+
+
+def _python_value(facts: Facts, expr: ast.expr, tensors: Tensors, function: ast.AST,
+                  allow_compare: bool = False) -> bool:
+    """An int-like Python value known while tracing: literals, len(), static shapes, self attributes."""
+    if tensors.is_tensor(expr) or tensors.is_variable(expr):
+        return False
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, (int, bool)) or expr.value is None
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len":
+        return True
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute) and expr.value.attr == "shape":
+        return True
+    if isinstance(expr, ast.Attribute):
+        return isinstance(expr.value, ast.Name) and expr.value.id == "self" and expr.attr != "shape"
+    if isinstance(expr, ast.BinOp):
+        return _python_value(facts, expr.left, tensors, function) \
+            and _python_value(facts, expr.right, tensors, function)
+    if isinstance(expr, ast.UnaryOp):
+        return _python_value(facts, expr.operand, tensors, function, allow_compare)
+    if allow_compare and isinstance(expr, ast.Compare):
+        return all(_python_value(facts, e, tensors, function) for e in (expr.left, *expr.comparators))
+    if allow_compare and isinstance(expr, ast.BoolOp):
+        return all(_python_value(facts, e, tensors, function, True) for e in expr.values)
+    if isinstance(expr, ast.Name):
+        return _python_name(facts, expr.id, tensors, function)
+    return False
+
+
+_NAME_BINDERS = (ast.Assign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AnnAssign, ast.NamedExpr)
+
+
+def _python_name(facts: Facts, name: str, tensors: Tensors, function: ast.AST) -> bool:
+    """Every value the name is given in the function is a Python int (a parameter: every call passes one)."""
+    values: list[ast.expr] = []
+    for node in body_nodes(facts, function, _NAME_BINDERS):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            values.append(node.value)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            values.append(node.value)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AnnAssign, ast.NamedExpr)) \
+                and name in {n.id for n in ast.walk(getattr(node, "target", node)) if isinstance(n, ast.Name)
+                             and isinstance(n.ctx, ast.Store)}:
+            return False
+    params = [p.arg for p in function_params(function)]
+    if is_method(facts, function) and params[:1] in (["self"], ["cls"]):
+        params = params[1:]
+    if name in params:
+        index = params.index(name)
+        calls = calls_of(facts, function)
+        if not calls or not all(_passes_int(call, index, name) for call in calls):
+            return False
+    elif not values:
+        return False
+    return all(_python_value(facts, v, tensors, function) for v in values)
+
+
+def _passes_int(site, index: int, name: str) -> bool:
+    call = site.node
+    if any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+        return False
+    arg = call.args[index] if index < len(call.args) else next(
+        (k.value for k in call.keywords if k.arg == name), None)
+    return isinstance(arg, ast.Constant) and isinstance(arg.value, int)
+
+
+def _tensor_exits(loop: ast.For | ast.While, tensors: Tensors) -> list[tuple[ast.stmt, ast.expr]]:
+    """`break`/`return` statements of this loop (not of loops nested in it) under a tensor `if`."""
+    found: list[tuple[ast.stmt, ast.expr]] = []
+
+    def visit(statements: list[ast.stmt], condition: ast.expr | None) -> None:
+        for stmt in statements:
+            if isinstance(stmt, (ast.Break, ast.Return)):
+                if condition is not None:
+                    found.append((stmt, condition))
+            elif isinstance(stmt, ast.If):
+                inner = stmt.test if condition is None and _tensor_condition(stmt.test, tensors) else condition
+                visit(stmt.body, inner)
+                visit(stmt.orelse, inner)
+            elif isinstance(stmt, (ast.With, ast.AsyncWith, ast.Try)):
+                visit(stmt.body, condition)
+                for handler in getattr(stmt, "handlers", ()):
+                    visit(handler.body, condition)
+                visit(getattr(stmt, "orelse", []), condition)
+                visit(getattr(stmt, "finalbody", []), condition)
+            elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+                # A nested loop's `break` is its own; a `return` still leaves this loop.
+                visit([s for s in ast.walk(stmt) if isinstance(s, ast.Return)], condition)
+
+    visit(loop.body, None)
+    return found

@@ -1,0 +1,1 @@
+"""The tf.map_fn rules (MAP001-MAP003)."""

@@ -1,0 +1,611 @@
+from __future__ import annotations
+
+import ast
+import copy
+
+from ...facts.model import Facts
+from ...facts.names import ImportTable
+from ...model import Applicability, Edit, Fix, Severity
+from ...analysis.tensors import assignments
+from ..base import Context, Proof, Rule, invalid, valid
+
+# Functions that act on each element independently (the same op on a whole tensor
+# gives the per-element results), under tensorflow., tensorflow.math., tensorflow.nn.
+# or keras.activations.
+_ELEMENTWISE = frozenset("""
+    abs absolute acos acosh add asin asinh atan atan2 atanh cast ceil clip_by_value cos cosh
+    digamma divide divide_no_nan elu erf erfc exp expm1 floor floordiv floormod gelu identity
+    is_finite is_inf is_nan lgamma leaky_relu log log1p log_sigmoid logical_and logical_not
+    logical_or maximum minimum mod multiply negative pow reciprocal relu relu6 rint round rsqrt
+    selu sigmoid sign silu sin sinh softplus softsign sqrt square squared_difference subtract
+    swish tan tanh truediv where hard_sigmoid exponential linear
+""".split())
+# Reductions: on one element they reduce all of its axes (or the given one), which is a
+# reduction of the whole tensor along every axis but the mapped one.
+_REDUCTIONS = frozenset("""
+    reduce_sum reduce_mean reduce_max reduce_min reduce_prod reduce_any reduce_all
+    reduce_logsumexp reduce_std reduce_variance reduce_euclidean_norm
+""".split())
+# Ops along the last axis by default: the same on an element and on the whole tensor.
+_LAST_AXIS = frozenset({"softmax", "log_softmax"})
+# Elementwise ops that need more than the one argument map_fn gives.
+_NOT_UNARY = frozenset("""
+    add atan2 cast clip_by_value divide divide_no_nan floordiv floormod logical_and logical_or
+    maximum minimum mod multiply pow squared_difference subtract truediv where
+""".split())
+_NAMESPACES = ("tensorflow.", "tensorflow.math.", "tensorflow.nn.", "keras.activations.", "keras.ops.")
+_MATMUL = ("tensorflow.matmul", "tensorflow.linalg.matmul")
+_TENSORDOT = ("tensorflow.tensordot", "tensorflow.linalg.tensordot")
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+_ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+# What an expression is, per element of the mapped tensor: a value that does not depend
+# on the element, something shaped like the element, or a reduction of the element.
+CONST, ELEM, REDUCED = "const", "elem", "reduced"
+
+
+class ElementwiseMapFn(Rule):
+    """
+    ## What it does
+    Finds `tf.map_fn(fn, elems)` where `fn` can be applied to the whole tensor at once:
+    plain arithmetic and TensorFlow elementwise ops on its argument (`lambda a: a ** 2`,
+    `tf.map_fn(tf.nn.relu, x)`), a row times a fixed matrix (`r @ W`, `tf.tensordot(r, W,
+    axes=1)`), reductions of the element (`tf.reduce_sum(r)`, a reduction along the
+    mapped axis of the whole tensor), softmax along the last axis, and tuple elements
+    combined elementwise (`tf.map_fn(lambda t: t[0] * t[1], (a, b))`).
+
+    It stays silent for work that cannot be vectorized that way: ragged or
+    variable-length results, data-dependent slicing or control flow, string ops, and
+    functions it cannot see.
+
+    ## Why is this bad?
+    `tf.map_fn` runs `fn` once per element in a `while_loop`: one small op per element
+    instead of one large op for the whole tensor. The result is the same, and the
+    vectorized op is commonly 100x faster or more (on 2,000 floats here, 1 s against
+    under 1 ms eagerly; about 50x inside a tf.function). Under TensorFlow 1 graph mode a
+    GradientTape over `map_fn` also returned `None` gradients (MAP001).
+
+    ## Example
+    ```python
+    y = tf.map_fn(lambda a: a ** 2, x)
+    h = tf.map_fn(lambda r: tf.nn.relu(r @ W + b), rows)
+    norms = tf.map_fn(lambda r: tf.sqrt(tf.reduce_sum(r * r)), m)
+    p = tf.map_fn(lambda t: t[0] * t[1], (a, b), fn_output_signature=tf.float32)
+    ```
+
+    ## Use instead
+    ```python
+    y = x ** 2
+    h = tf.nn.relu(rows @ W + b)
+    norms = tf.sqrt(tf.reduce_sum(m * m, axis=1))  # every axis but the first
+    p = a * b
+    ```
+    When the function is not elementwise but has no data-dependent control flow,
+    `tf.vectorized_map(fn, elems)` is the honest replacement.
+    """
+
+    code = "MAP002"
+    name = "elementwise-map-fn"
+    summary = "tf.map_fn over an elementwise function instead of the vectorized op"
+    severity = Severity.WARNING
+    triggers = ("map_fn",)
+    fixable = True
+    examples = (
+        invalid("""
+            import tensorflow as tf
+
+            x = tf.random.uniform([2000])
+            y = tf.map_fn(lambda a: a ** 2, x)
+        """, 4, "the seed report's map_fn",
+            proof=Proof(check="""
+                import numpy as np
+                assert np.allclose(y.numpy(), (x ** 2).numpy())
+                # One loop iteration per element (the slowdown itself is measured in bench/, not here).
+                graph = tf.function(lambda t: tf.map_fn(lambda a: a ** 2, t)).get_concrete_function(x).graph
+                assert {"While", "StatelessWhile"} & {op.type for op in graph.get_operations()}, \\
+                    "map_fn should loop per element"
+            """), fixed="""
+            import tensorflow as tf
+
+            x = tf.random.uniform([2000])
+            y = x ** 2
+        """,
+            fixed_proof=Proof(check="import numpy as np\nassert np.allclose(y, tf.map_fn(lambda a: a ** 2, x), atol=1e-6)")),
+        invalid("""
+            import tensorflow as tf
+
+            W = tf.ones([3, 2])
+            b = tf.zeros([2])
+            rows = tf.ones([4, 1, 3])
+            h = tf.map_fn(lambda r: tf.nn.relu(r @ W + b), rows)
+        """, 6, "a row times a fixed matrix",
+            proof=Proof(check="""
+                import numpy as np
+                assert np.allclose(h.numpy(), tf.nn.relu(rows @ W + b).numpy())
+            """), fixed="""
+            import tensorflow as tf
+
+            W = tf.ones([3, 2])
+            b = tf.zeros([2])
+            rows = tf.ones([4, 1, 3])
+            h = tf.nn.relu(rows @ W + b)
+        """,
+            fixed_proof=Proof(check="import numpy as np\nassert np.allclose(h, tf.map_fn(lambda r: tf.nn.relu(r @ W + b), rows), atol=1e-6)")),
+        invalid("""
+            import tensorflow as tf
+
+            def activate(v):
+                return tf.sigmoid(2.0 * v) - 0.5
+
+            x = tf.linspace(-1.0, 1.0, 5)
+            y = tf.map_fn(activate, x)
+        """, 7, "a named function that is elementwise",
+            proof=Proof(check="""
+                import numpy as np
+                assert np.allclose(y.numpy(), activate(x).numpy())
+            """), fixed="""
+            import tensorflow as tf
+
+            def activate(v):
+                return tf.sigmoid(2.0 * v) - 0.5
+
+            x = tf.linspace(-1.0, 1.0, 5)
+            y = activate(x)
+        """,
+            fixed_proof=Proof(check="import numpy as np\nassert np.allclose(y, tf.map_fn(activate, x), atol=1e-6)")),
+        invalid("""
+            import tensorflow as tf
+
+            m = tf.reshape(tf.range(6.0), [2, 3])
+            totals = tf.map_fn(lambda r: tf.reduce_sum(r), m)
+            norms = tf.map_fn(lambda r: tf.sqrt(tf.reduce_sum(r * r)), m)
+        """, (4, 5), "reductions of each row are reductions along axis 1",
+            proof=Proof(check="""
+                import numpy as np
+                assert np.allclose(totals.numpy(), tf.reduce_sum(m, axis=1).numpy())
+                assert np.allclose(norms.numpy(), tf.sqrt(tf.reduce_sum(m * m, axis=1)).numpy())
+            """), fixed="""
+            import tensorflow as tf
+
+            m = tf.reshape(tf.range(6.0), [2, 3])
+            totals = tf.reduce_sum(m, axis=1)
+            norms = tf.sqrt(tf.reduce_sum(m * m, axis=1))
+        """,
+            fixed_proof=Proof(check="import numpy as np\nassert np.allclose(totals, tf.map_fn(lambda r: tf.reduce_sum(r), m), atol=1e-6)\nassert np.allclose(norms, tf.map_fn(lambda r: tf.sqrt(tf.reduce_sum(r * r)), m), atol=1e-6)")),
+        invalid("""
+            import tensorflow as tf
+
+            a = tf.constant([1.0, 2.0, 3.0])
+            b = tf.constant([4.0, 5.0, 6.0])
+            p = tf.map_fn(lambda t: t[0] * t[1] + 1.0, (a, b), fn_output_signature=tf.float32)
+        """, 5, "tuple elements combined elementwise",
+            proof=Proof(check="""
+                import numpy as np
+                assert np.allclose(p.numpy(), (a * b + 1.0).numpy())
+            """), fixed="""
+            import tensorflow as tf
+
+            a = tf.constant([1.0, 2.0, 3.0])
+            b = tf.constant([4.0, 5.0, 6.0])
+            p = a * b + 1.0
+        """,
+            fixed_proof=Proof(check="import numpy as np\nassert np.allclose(p, tf.map_fn(lambda t: t[0] * t[1] + 1.0, (a, b), fn_output_signature=tf.float32), atol=1e-6)")),
+        invalid("""
+            import tensorflow as tf
+
+            x = tf.constant([[-1.0, 2.0], [3.0, -4.0]])
+            r = tf.map_fn(tf.nn.relu, x)
+            s = tf.map_fn(tf.nn.softmax, x)
+        """, (4, 5), "a TensorFlow function object, not a lambda",
+            proof=Proof(check="""
+                import numpy as np
+                assert np.allclose(r.numpy(), tf.nn.relu(x).numpy())
+                assert np.allclose(s.numpy(), tf.nn.softmax(x).numpy())
+            """), fixed="""
+            import tensorflow as tf
+
+            x = tf.constant([[-1.0, 2.0], [3.0, -4.0]])
+            r = tf.nn.relu(x)
+            s = tf.nn.softmax(x)
+        """,
+            fixed_proof=Proof(check="import numpy as np\nassert np.allclose(r, tf.map_fn(tf.nn.relu, x), atol=1e-6)\nassert np.allclose(s, tf.map_fn(tf.nn.softmax, x), atol=1e-6)")),
+        invalid("""
+            import tensorflow as tf
+
+            W = tf.ones([3, 2])
+            m = tf.reshape(tf.range(6.0), [2, 3])
+            out = tf.map_fn(lambda r: tf.tensordot(r, W, axes=1), m)
+        """, 5, "tensordot of each row with a fixed matrix",
+            proof=Proof(check="""
+                import numpy as np
+                assert np.allclose(out.numpy(), tf.tensordot(m, W, axes=1).numpy())
+            """), fixed="""
+            import tensorflow as tf
+
+            W = tf.ones([3, 2])
+            m = tf.reshape(tf.range(6.0), [2, 3])
+            out = tf.tensordot(m, W, axes=1)
+        """,
+            fixed_proof=Proof(check="import numpy as np\nassert np.allclose(out, tf.map_fn(lambda r: tf.tensordot(r, W, axes=1), m), atol=1e-6)")),
+        valid("""
+            import tensorflow as tf
+
+            sentences = tf.constant(["a b a", "c c d e"])
+            counts = tf.map_fn(lambda s: tf.size(tf.unique(tf.strings.split(s)).y), sentences,
+                               fn_output_signature=tf.int32)
+        """, "variable-length work per element cannot be vectorized",
+            proof=Proof(check="assert counts.numpy().tolist() == [2, 3]")),
+        valid("""
+            import tensorflow as tf
+
+            x = tf.constant([[3.0, 1.0, 2.0], [1.0, 5.0, 9.0]])
+            firsts = tf.map_fn(lambda r: tf.reduce_sum(r[: tf.cast(r[1], tf.int32)]), x)
+        """, "data-dependent slicing per row",
+            proof=Proof(check="assert firsts.numpy().tolist() == [3.0, 15.0]")),
+        valid("""
+            import tensorflow as tf
+
+            x = tf.constant([1.0, 2.0, 3.0])
+            y = x ** 2
+        """, "already vectorized"),
+        valid("""
+            import tensorflow as tf
+
+            m = tf.constant([[1.0, 2.0], [3.0, 5.0]])
+            centred = tf.map_fn(lambda r: r - tf.reduce_mean(r), m)
+        """, "a row minus its own reduction needs keepdims: not a one-line rewrite",
+            proof=Proof(check="assert centred.numpy().tolist() == [[-0.5, 0.5], [-1.0, 1.0]]")),
+        valid("""
+            import tensorflow as tf
+
+            x = tf.constant([[0.0, 1.0], [2.0, 0.0]])
+            index_sums = tf.map_fn(lambda r: tf.reduce_sum(tf.where(r)), x, fn_output_signature=tf.int64)
+        """, "one-argument tf.where returns indices: variable length per row",
+            proof=Proof(check="assert index_sums.numpy().tolist() == [1, 0]")),
+        valid("""
+            import tensorflow as tf
+
+            rows = tf.ragged.constant([[1.0, 2.0], [3.0]])
+            sums = tf.map_fn(lambda r: tf.reduce_sum(r), rows, fn_output_signature=tf.float32)
+        """, "ragged elements",
+            proof=Proof(check="assert sums.numpy().tolist() == [3.0, 3.0]")),
+        valid("""
+            import tensorflow as tf
+
+            W = tf.ones([2, 2])
+            m = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+            out = tf.map_fn(lambda r: tf.tensordot(W, r, axes=1), m)
+        """, "the fixed matrix first contracts with the mapped axis: not the same as one tensordot",
+            proof=Proof(check="assert out.numpy().tolist() == [[3.0, 3.0], [7.0, 7.0]]")),
+    )
+
+    def check(self, ctx: Context) -> None:
+        for site in ctx.facts.calls_to("tensorflow.map_fn"):
+            call = site.node
+            fn = call.args[0] if call.args else _keyword(call, "fn")
+            elems = call.args[1] if len(call.args) > 1 else _keyword(call, "elems")
+            if fn is None or elems is None or _ragged(call) or _ragged_elems(elems, ctx.facts):
+                continue
+            suggestion = _vectorized(fn, elems, ctx.facts)
+            if suggestion is None:
+                continue
+            text, reduced = suggestion
+            note = " (it reduces every axis but the first: `axis=1` for rank-2 elems)" if reduced else ""
+            ctx.report(
+                call,
+                "tf.map_fn runs this function once per element in a while_loop; applying it to the whole "
+                "tensor gives the same result in one vectorized op, typically 100x faster. "
+                f"Use `{text}` instead{note}.",
+                fix=_replacement(ctx, call, fn, text, reduced),
+            )
+
+
+def _replacement(ctx: Context, call: ast.Call, fn: ast.expr, text: str, reduced: bool) -> Fix | None:
+    """Replace the whole `tf.map_fn(...)` call by the vectorized expression.
+
+    Safe when the function uses nothing but its argument, numbers and TensorFlow's
+    elementwise ops (then the result is the same, element for element). Unsafe when it
+    captures other values (a matrix, a bias: their broadcasting against the whole tensor
+    is the user's to check), reduces, or fixes the output dtype. None when a comment sits
+    inside the call (a text replacement would drop it).
+    """
+    source = ctx.facts.source
+    rng = source.node_range(call)
+    lines = [source.line(n) for n in range(rng.start.line, rng.end.line + 1)]
+    lines[-1] = lines[-1][:rng.end.column]
+    lines[0] = lines[0][rng.start.column:] if len(lines) > 1 else lines[0][rng.start.column:rng.end.column]
+    if any("#" in line for line in lines):
+        return None
+    captured = _captured_names(fn, ctx.facts)
+    dtype_fixed = any(k.arg in ("fn_output_signature", "dtype") for k in call.keywords)
+    safe = not captured and not reduced and not dtype_fixed
+    return Fix(f"Replace tf.map_fn with `{text}`", Applicability.SAFE if safe else Applicability.UNSAFE,
+               (Edit(rng, text),))
+
+
+def _captured_names(fn: ast.expr, facts: Facts) -> set[str]:
+    """Names a lambda reads besides its parameters and imported modules ({'?'} for a local def)."""
+    if isinstance(fn, ast.Lambda):
+        params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args)}
+        return {n.id for n in ast.walk(fn.body) if isinstance(n, ast.Name)
+                and n.id not in params and facts.imports.resolve(n) is None}
+    return set() if facts.imports.resolve(fn) is not None else {"?"}
+
+
+def _keyword(call: ast.Call, name: str) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _ragged(call: ast.Call) -> bool:
+    for keyword in call.keywords:
+        if keyword.arg in ("fn_output_signature", "dtype") and \
+                any(word in ast.dump(keyword.value) for word in ("Ragged", "Sparse")):
+            return True
+    return False
+
+
+def _ragged_elems(elems: ast.expr, facts: Facts) -> bool:
+    """Is `elems` (or a name assigned from) a ragged or sparse tensor?"""
+    exprs = [elems]
+    if isinstance(elems, (ast.Tuple, ast.List)):
+        exprs = list(elems.elts)
+    for expr in exprs:
+        values = [expr]
+        if isinstance(expr, ast.Name):
+            values = [b for b in _assignments(facts, expr.id)]
+        for value in values:
+            if isinstance(value, ast.Call):
+                qualname = facts.imports.resolve(value.func) or ""
+                if qualname.startswith(("tensorflow.ragged.", "tensorflow.RaggedTensor",
+                                        "tensorflow.sparse.", "tensorflow.SparseTensor")):
+                    return True
+    return False
+
+
+def _assignments(facts: Facts, name: str) -> list[ast.expr]:
+    cache = facts.__dict__.setdefault("_map002_assignments", None)
+    if cache is None:
+        cache = {}
+        for node in assignments(facts):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        cache.setdefault(target.id, []).append(node.value)
+        facts.__dict__["_map002_assignments"] = cache
+    return cache.get(name, [])
+
+
+def _vectorized(fn: ast.expr, elems: ast.expr, facts: Facts) -> tuple[str, bool] | None:
+    """The vectorized replacement for `tf.map_fn(fn, elems)`, and whether it adds a reduction axis."""
+    imports = facts.imports
+    tuple_elems = list(elems.elts) if isinstance(elems, (ast.Tuple, ast.List)) else None
+    # A TensorFlow function object: `tf.map_fn(tf.nn.relu, x)`.
+    if isinstance(fn, (ast.Name, ast.Attribute)) and tuple_elems is None:
+        qualname = imports.resolve(fn)
+        if qualname is not None:
+            op = _op(qualname)
+            if op in _ELEMENTWISE and op not in _NOT_UNARY or op in _LAST_AXIS:
+                return f"{ast.unparse(fn)}({ast.unparse(elems)})", False
+            if op in _REDUCTIONS:
+                return f"{ast.unparse(fn)}({ast.unparse(elems)}, axis=1)", True
+            return None
+    resolved = _function_expr(fn, facts)
+    if resolved is None:
+        return None
+    param, body = resolved
+    analysis = _Analysis(param, len(tuple_elems) if tuple_elems is not None else None, imports)
+    kind = analysis.kind(body)
+    if kind not in (ELEM, REDUCED) or not analysis.uses_param:
+        return None
+    if isinstance(fn, ast.Name) and tuple_elems is None and not analysis.reductions:
+        return f"{fn.id}({ast.unparse(elems)})", False
+    return _substitute(body, param, elems, tuple_elems, analysis), bool(analysis.added_axis)
+
+
+def _op(qualname: str) -> str | None:
+    for namespace in _NAMESPACES:
+        if qualname.startswith(namespace) and "." not in qualname[len(namespace):]:
+            return qualname[len(namespace):]
+    return None
+
+
+def _function_expr(fn: ast.expr, facts: Facts) -> tuple[str, ast.expr] | None:
+    """The single parameter and the returned expression of a lambda or a one-line def."""
+    if isinstance(fn, ast.Lambda):
+        param = _single_param(fn.args)
+        return (param, fn.body) if param else None
+    if isinstance(fn, ast.Name):
+        for node in facts.function_scopes:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.id \
+                    and not node.decorator_list:
+                param = _single_param(node.args)
+                body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+                if param and len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+                    return param, body[0].value
+                return None
+    return None
+
+
+def _single_param(args: ast.arguments) -> str | None:
+    if len(args.args) + len(args.posonlyargs) != 1 or args.vararg or args.kwarg or args.kwonlyargs:
+        return None
+    return (args.posonlyargs or args.args)[0].arg
+
+
+class _Analysis:
+    """Classifies the returned expression of `fn` per element: CONST, ELEM, REDUCED or None."""
+
+    def __init__(self, param: str, tuple_size: int | None, imports: ImportTable) -> None:
+        self.param = param
+        self.tuple_size = tuple_size
+        self.imports = imports
+        self.uses_param = False
+        self.reductions: list[ast.Call] = []
+        self.added_axis: list[ast.Call] = []
+
+    def kind(self, expr: ast.expr) -> str | None:
+        if isinstance(expr, ast.Name):
+            if expr.id == self.param:
+                if self.tuple_size is not None:
+                    return None  # the whole tuple: not an elementwise value
+                self.uses_param = True
+                return ELEM
+            return CONST
+        if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and expr.value.id == self.param:
+            index = _int_literal(expr.slice)
+            if self.tuple_size is not None and index is not None and -self.tuple_size <= index < self.tuple_size:
+                self.uses_param = True
+                return ELEM
+            return None
+        if isinstance(expr, ast.Attribute):
+            return None if _mentions(expr, self.param) else CONST
+        if isinstance(expr, ast.Constant):
+            return CONST if isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool) else None
+        if isinstance(expr, ast.UnaryOp):
+            if not isinstance(expr.op, (ast.USub, ast.UAdd, ast.Invert)):
+                return None
+            return self.kind(expr.operand)
+        if isinstance(expr, ast.BinOp):
+            if isinstance(expr.op, ast.MatMult):
+                return ELEM if self._row_times_fixed(expr.left, expr.right) else None
+            if not isinstance(expr.op, _ARITHMETIC):
+                return None
+            return _combine(self.kind(expr.left), self.kind(expr.right))
+        if isinstance(expr, ast.Compare):
+            if not all(isinstance(op, _ORDER) for op in expr.ops):
+                return None
+            return _combine(*(self.kind(e) for e in (expr.left, *expr.comparators)))
+        if isinstance(expr, ast.Call):
+            return self._call(expr)
+        return None
+
+    def _call(self, call: ast.Call) -> str | None:
+        qualname = self.imports.resolve(call.func)
+        if qualname is None:
+            return None
+        if qualname in _MATMUL and len(call.args) == 2 and not call.keywords:
+            return ELEM if self._row_times_fixed(call.args[0], call.args[1]) else None
+        if qualname in _TENSORDOT:
+            return ELEM if self._tensordot(call) else None
+        op = _op(qualname)
+        if op in _REDUCTIONS:
+            return self._reduction(call)
+        if op in _LAST_AXIS:
+            axis = _keyword(call, "axis")
+            if len(call.args) != 1 or any(k.arg not in ("axis", "name") for k in call.keywords) \
+                    or (axis is not None and not _negative_int(axis)):
+                return None
+            return ELEM if self.kind(call.args[0]) == ELEM else None
+        if op not in _ELEMENTWISE:
+            return None
+        if op == "where" and len(call.args) + len(call.keywords) != 3:
+            return None  # tf.where(cond) returns indices
+        kinds = []
+        for arg in call.args:
+            kinds.append(self._argument(arg))
+        for keyword in call.keywords:
+            if keyword.arg not in ("name", "dtype", "alpha", "approximate", "x", "y", "condition",
+                                   "clip_value_min", "clip_value_max", "features", "t"):
+                return None
+            kinds.append(self._argument(keyword.value))
+        return _combine(*kinds) if kinds else None
+
+    def _argument(self, arg: ast.expr) -> str | None:
+        # dtypes and other non-tensor arguments (`tf.float32`) are constants.
+        return self.kind(arg)
+
+    def _reduction(self, call: ast.Call) -> str | None:
+        if len(call.args) != 1:
+            return None
+        for keyword in call.keywords:
+            if keyword.arg == "keepdims" and not (isinstance(keyword.value, ast.Constant)
+                                                  and keyword.value.value is False):
+                return None
+            if keyword.arg not in ("axis", "keepdims", "name"):
+                return None
+        axis = _keyword(call, "axis")
+        if axis is not None and _int_literal(axis) is None:
+            return None
+        if self.kind(call.args[0]) != ELEM:
+            return None
+        self.reductions.append(call)
+        if axis is None:
+            self.added_axis.append(call)
+        return REDUCED
+
+    def _row_times_fixed(self, left: ast.expr, right: ast.expr) -> bool:
+        return self.kind(left) == ELEM and not _mentions(right, self.param) \
+            and isinstance(right, (ast.Name, ast.Attribute))
+
+    def _tensordot(self, call: ast.Call) -> bool:
+        args = list(call.args)
+        axes = _keyword(call, "axes") if len(args) < 3 else args[2]
+        if len(args) < 2 or any(k.arg not in ("axes", "name") for k in call.keywords) or axes is None:
+            return False
+        if not (isinstance(axes, ast.Constant) and type(axes.value) is int and axes.value >= 1):
+            return False
+        return self._row_times_fixed(args[0], args[1])
+
+
+def _combine(*kinds: str | None) -> str | None:
+    if any(k is None for k in kinds):
+        return None
+    found = set(kinds) - {CONST}
+    if len(found) > 1:
+        return None  # an element combined with a reduction of it: needs keepdims
+    return found.pop() if found else CONST
+
+
+def _int_literal(expr: ast.expr) -> int | None:
+    """The value of an int literal (`2`, `-1`), else None."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        inner = _int_literal(expr.operand)
+        return -inner if inner is not None else None
+    if isinstance(expr, ast.Constant) and type(expr.value) is int:
+        return expr.value
+    return None
+
+
+def _negative_int(expr: ast.expr) -> bool:
+    value = _int_literal(expr)
+    return value is not None and value < 0
+
+
+def _mentions(expr: ast.expr, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(expr))
+
+
+def _substitute(body: ast.expr, param: str, elems: ast.expr, tuple_elems: list[ast.expr] | None,
+                analysis: _Analysis) -> str:
+    """The body with the element replaced by the whole tensor, reductions moved one axis out."""
+    original = {id(call) for call in analysis.reductions}
+    body_copy = copy.deepcopy(body)
+    reductions = {id(new) for old, new in zip(ast.walk(body), ast.walk(body_copy), strict=True) if id(old) in original}
+    body = body_copy
+
+    class Substitute(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return elems if node.id == param and tuple_elems is None else node
+
+        def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+            if tuple_elems is not None and isinstance(node.value, ast.Name) and node.value.id == param:
+                return tuple_elems[_int_literal(node.slice)]  # type: ignore[index]
+            return self.generic_visit(node)
+
+        def visit_Call(self, node: ast.Call) -> ast.AST:
+            marked = id(node) in reductions
+            node = self.generic_visit(node)  # type: ignore[assignment]
+            if marked:
+                axis = _keyword(node, "axis")
+                keywords = [k for k in node.keywords if k.arg != "axis"]
+                if axis is None:
+                    shifted: ast.expr = ast.Constant(1)
+                else:
+                    value = _int_literal(axis)
+                    shifted = ast.Constant(value + 1) if value is not None and value >= 0 else axis
+                node.keywords = [*keywords, ast.keyword(arg="axis", value=shifted)]
+            return node
+
+    if isinstance(body, ast.Name) and body.id == param and tuple_elems is None:
+        return ast.unparse(elems)
+    return ast.unparse(Substitute().visit(body))

@@ -1,0 +1,382 @@
+from __future__ import annotations
+
+import ast
+
+from ...facts.dataflow import end_position, position
+from ...model import Applicability, Severity
+from ...versions import VersionRange
+from ._fixes import movable, pure_call, run_after
+from ...analysis.gradcalls import (
+    GradCall,
+    Origin,
+    calls_by_node,
+    connected,
+    gradient_call_in,
+    gradient_calls,
+    in_foreign_tape,
+    origins,
+    recorded,
+    tape_item_range_node,
+)
+from ..base import Context, Proof, Rule, invalid, shares_findings, valid
+
+NO_GRADIENTS = "No gradients provided for any variable"
+
+
+class TargetAfterBlock(Rule):
+    """
+    ## What it does
+    Finds the line that computes a gradient target (the loss) after the tape's `with`
+    block has ended, from values the tape recorded, and targets written as an expression
+    in the `tape.gradient(...)` call itself after the block (`tape.gradient(tf.reduce_mean(l), v)`).
+
+    ## Why is this bad?
+    A tape only records the operations that run inside its block. A loss computed after
+    the block is a new tensor the tape knows nothing about, so `tape.gradient(loss, ...)`
+    silently returns `None` for every source; `optimizer.apply_gradients` then fails with
+    "No gradients provided for any variable".
+
+    ## Example
+    ```python
+    with tf.GradientTape() as tape:
+        pred = model(x, training=True)
+    loss = loss_fn(y, pred)  # not recorded
+    grads = tape.gradient(loss, model.trainable_variables)  # [None, None, ...]
+    ```
+
+    ## Use instead
+    ```python
+    with tf.GradientTape() as tape:
+        pred = model(x, training=True)
+        loss = loss_fn(y, pred)
+    grads = tape.gradient(loss, model.trainable_variables)
+    ```
+    """
+
+    code = "TAPE005"
+    name = "target-computed-after-tape"
+    summary = "The gradient target is computed after the tape's block ended"
+    severity = Severity.ERROR
+    tensorflow = VersionRange(">=2.0")
+    triggers = ("GradientTape",)
+    fixable = True
+    examples = (
+        invalid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.SGD(0.1)
+            x = tf.ones([4, 3])
+            y = tf.zeros([4, 1])
+            with tf.GradientTape() as tape:
+                pred = model(x, training=True)
+            loss = tf.reduce_mean(tf.square(y - pred))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        """, 9, "the loss after the block; apply_gradients then fails",
+            proof=Proof(raises=("ValueError", NO_GRADIENTS)),
+            fixed="""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.SGD(0.1)
+            x = tf.ones([4, 3])
+            y = tf.zeros([4, 1])
+            with tf.GradientTape() as tape:
+                pred = model(x, training=True)
+                loss = tf.reduce_mean(tf.square(y - pred))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            assert all(g is not None for g in grads)
+            # d/db mean((pred - 0)^2) = 2 * mean(pred)
+            assert np.allclose(grads[1].numpy(), 2 * np.mean(pred.numpy()), atol=1e-5)
+        """)),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable([1.0, 2.0])
+            with tf.GradientTape() as tape:
+                per_example = w * w
+            grads = tape.gradient(tf.reduce_sum(per_example), w)
+        """, 6, "the target written as an expression in the call, after the block: computed in the block",
+            proof=Proof(check="assert grads is None"),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable([1.0, 2.0])
+            with tf.GradientTape() as tape:
+                per_example = w * w
+                loss = tf.reduce_sum(per_example)
+            grads = tape.gradient(loss, w)
+        """, fixed_proof=Proof(check="assert grads.numpy().tolist() == [2.0, 4.0]")),
+        invalid("""
+            import tensorflow as tf
+
+            def train_step(model, x, y, regularize):
+                with tf.GradientTape() as tape:
+                    pred = model(x, training=True)
+                    loss = tf.reduce_mean(tf.square(y - pred))
+                if regularize:
+                    loss += 0.01 * tf.add_n([tf.nn.l2_loss(v) for v in model.trainable_variables])
+                return tape.gradient(loss, model.trainable_variables)
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            grads = train_step(model, tf.ones([2, 3]), tf.zeros([2, 1]), True)
+        """, 8, "a regularizer added after the block on one path: the `if` moves into the block",
+            proof=Proof(check="assert all(g is None for g in grads)"),
+            fixed="""
+            import tensorflow as tf
+
+            def train_step(model, x, y, regularize):
+                with tf.GradientTape() as tape:
+                    pred = model(x, training=True)
+                    loss = tf.reduce_mean(tf.square(y - pred))
+                    if regularize:
+                        loss += 0.01 * tf.add_n([tf.nn.l2_loss(v) for v in model.trainable_variables])
+                return tape.gradient(loss, model.trainable_variables)
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            grads = train_step(model, tf.ones([2, 3]), tf.zeros([2, 1]), True)
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            assert all(g is not None for g in grads)
+            kernel = model.trainable_variables[0].numpy()
+            pred = np.ones([2, 3]) @ kernel + model.trainable_variables[1].numpy()
+            # the bias gradient is 2 * mean(pred); the l2 term adds 0.01 * b (b is 0 at first)
+            assert np.allclose(grads[1].numpy(), 2 * pred.mean(), atol=1e-5)
+        """)),
+        invalid("""
+            import tensorflow as tf
+
+            x = tf.Variable(2.0)
+            with tf.GradientTape() as outer:
+                with tf.GradientTape() as inner:
+                    y = x ** 3
+                z = y * 2.0
+                dz = inner.gradient(z, x)
+        """, 7, "after the inner block, still inside an outer tape",
+            proof=Proof(check="assert dz is None"),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.Variable(2.0)
+            with tf.GradientTape() as outer:
+                with tf.GradientTape() as inner:
+                    y = x ** 3
+                    z = y * 2.0
+                dz = inner.gradient(z, x)
+        """, fixed_proof=Proof(check="assert float(dz) == 24.0")),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            with tf.GradientTape() as tape:
+                y = w * w
+
+            print("forward done")
+            # the loss
+            loss = y + 1.0
+            g = tape.gradient(loss, w)
+        """, 9, "a print on the way moves too: unsafe (it now runs under the tape); comments move, blank lines stay",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            with tf.GradientTape() as tape:
+                y = w * w
+                print("forward done")
+                # the loss
+                loss = y + 1.0
+
+            g = tape.gradient(loss, w)
+        """, fixed_proof=Proof(check="assert float(g) == 6.0")),
+        valid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            x = tf.ones([4, 3])
+            y = tf.zeros([4, 1])
+            with tf.GradientTape() as tape:
+                pred = model(x, training=True)
+                loss = tf.reduce_mean(tf.square(y - pred))
+            total = loss
+            grads = tape.gradient(total, model.trainable_variables)
+            print("loss", loss.numpy())
+        """, "an alias after the block, `.numpy()` for logging after the step",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable([1.0, 2.0])
+            with tf.GradientTape() as tape:
+                losses = {"a": tf.reduce_sum(w * w), "b": tf.reduce_sum(w)}
+            parts = [losses["a"], losses["b"]]
+            grads = tape.gradient(parts, w)
+        """, "targets picked out of a Python dict after the block",
+            proof=Proof(check="assert grads.numpy().tolist() == [3.0, 5.0]")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable(1.0)
+            history = []
+            for step in range(3):
+                with tf.GradientTape() as tape:
+                    loss = (w - 3.0) ** 2
+                grad = tape.gradient(loss, w)
+                w.assign_sub(0.1 * grad)
+                loss = float(loss)
+                history.append(loss)
+        """, "the loss turned into a float after the gradient, in a loop",
+            proof=Proof(check="assert len(history) == 3 and history[2] < history[0]")),
+        valid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            x = tf.ones([2, 3])
+            with tf.GradientTape() as tape:
+                pred = model(x)
+            report = tf.reduce_mean(pred)
+            grads = tape.gradient(pred, model.trainable_variables)
+        """, "something computed after the block that is not the target",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
+    )
+
+    @shares_findings
+    def check(self, ctx: Context) -> None:
+        by_node = calls_by_node(ctx.facts)
+        for call in gradient_calls(ctx.facts):
+            if not call.after_entry() or call.target is None or call.asks_zeros:
+                continue
+            found = _outside(call, by_node)
+            if found is None:
+                continue
+            origin, recorded_def = found
+            self._report(ctx, call, origin, recorded_def)
+
+    def _report(self, ctx: Context, call: GradCall, origin: Origin, recorded_def) -> None:
+        entry = call.entry
+        assert entry is not None
+        several = isinstance(call.target, (ast.List, ast.Tuple, ast.Dict))
+        effect = (f"this target contributes nothing to what `{call.label()}` on {ctx.where(call.node)} returns"
+                  if several else
+                  f"`{call.label()}` on {ctx.where(call.node)} returns None for every source (an optimizer given "
+                  "them raises "
+                  f"\"{NO_GRADIENTS}\")")
+        related = [ctx.related(tape_item_range_node(entry), "the tape's block, which ends before this line"),
+                   ctx.related(call.node, "the gradient call that gets None")]
+        if origin.d is None:
+            where = origin.expr
+            assert where is not None
+            ctx.report(
+                where,
+                f"The gradient target `{_short(where)}` is computed here, in the call, "
+                f"after the block of `{entry.name}` (opened on {ctx.where(entry.node)}) ended: the tape did "
+                f"not record it, so {effect}. Compute it inside the `with` block and pass the result.",
+                related=related, fix=_move_offer(ctx, call, None, where))
+            return
+        stmt = origin.d.stmt
+        ctx.report(
+            stmt,
+            f"`{origin.d.name}` is computed on {ctx.where(stmt)}, after the block of `{entry.name}` (opened on "
+            f"{ctx.where(entry.node)}) ended, from values the tape recorded: the tape did not record this "
+            f"step, so {effect}. "
+            "Move this computation into the `with` block.",
+            related=related + [ctx.related(recorded_def.stmt, "recorded inside the tape's block")],
+            fix=_move_offer(ctx, call, stmt, None))
+
+
+def _move_offer(ctx: Context, call: GradCall, stmt: ast.stmt | None, target: ast.expr | None):
+    """Move the statements between the block and the gradient call into the block (and the
+    target expression of the call with them, as a name): safe when they are pure."""
+    if not ctx.fixes:
+        return None  # the offer is worked out only when fixes are wanted
+    entry = call.entry
+    if entry is None or not isinstance(entry.node, (ast.With, ast.AsyncWith)):
+        return None
+    with_node = entry.node
+    run = run_after(with_node, call.node, call.index)
+    if run is None or (stmt is not None and not any(_holds(s, stmt) for s in run)):
+        return None
+    tapes = {entry.name} if entry.name else set()
+    pure = movable(run, ctx.facts, tapes)
+    if pure is None:
+        return None
+    name = None
+    if target is not None:
+        if any(isinstance(n, (ast.Lambda, ast.NamedExpr, ast.Yield, ast.Await)) for n in ast.walk(target)):
+            return None
+        if any(isinstance(n, ast.Name) and n.id in tapes for n in ast.walk(target)):
+            return None
+        pure = pure and all(pure_call(n, ctx.facts) for n in ast.walk(target) if isinstance(n, ast.Call))
+        from ...fixes.names import fresh, identifiers
+
+        name = fresh(["loss", "target"], "loss", identifiers(ctx.facts.tree))
+    text = ctx.facts.source.text
+    what = f"`{name} = {_short(target)}`" if target is not None else "the computation of the target"
+    title = f"Move {what} into the `with` block of `{entry.name}`"
+
+    def build():
+        from ...fixes.move import move_into_block_fix
+
+        return move_into_block_fix(text, with_node, run, title,  # type: ignore[arg-type]
+                                   Applicability.SAFE if pure else Applicability.UNSAFE, target=target, name=name)
+    return build
+
+
+def _holds(outer: ast.stmt, node: ast.AST) -> bool:
+    return position(outer) <= position(node) and end_position(node) <= end_position(outer)
+
+
+def _outside(call: GradCall, by_node) -> tuple[Origin, object] | None:
+    entry = call.entry
+    assert entry is not None and call.target is not None
+    block_end = end_position(entry.node)
+    here = position(call.node)
+    found: list[tuple[Origin, object]] = []
+    for origin in origins(call.flow, call.target, call.node):
+        if origin.kind != "compute" or origin.expr is None:
+            continue
+        if origin.d is None:
+            if not _makes_op(origin.expr):
+                continue
+            source = connected(call.flow, origin.expr, call.node, entry)
+            if source is not None:
+                found.append((origin, source))
+            continue
+        d = origin.d
+        if not (block_end <= d.position < here) or recorded(d, entry):
+            continue
+        if in_foreign_tape(d, entry) is not None:
+            continue  # recorded by a sibling tape: TAPE017
+        other = gradient_call_in(d.value, by_node)
+        if other is not None and other.name != call.name:
+            continue  # the gradient of another tape: TAPE004
+        source = connected(call.flow, origin.expr, d.stmt, entry)
+        if d.kind == "augassign" and source is None:
+            # `loss += reg`: the old value of the target is part of the new one.
+            source = connected(call.flow, ast.Name(id=d.name, ctx=ast.Load()), d.stmt, entry)
+        if source is not None:
+            found.append((origin, source))
+    if not found:
+        return None
+    found.sort(key=lambda pair: position(pair[0].d.stmt if pair[0].d else pair[0].expr))  # type: ignore[union-attr]
+    return found[0]
+
+
+def _makes_op(expr: ast.expr) -> bool:
+    """Is this expression, evaluated at the call, a new tensor (an op), not a container?"""
+    if isinstance(expr, (ast.BinOp, ast.UnaryOp)):
+        return True
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return name not in ("list", "tuple", "dict", "flatten", "values", "zip", "getattr", "sorted", "reversed")
+    return False
+
+
+def _short(expr: ast.AST) -> str:
+    text = ast.unparse(expr)
+    return text if len(text) <= 60 else text[:57] + "..."

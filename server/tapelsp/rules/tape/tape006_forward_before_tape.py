@@ -1,0 +1,391 @@
+from __future__ import annotations
+
+import ast
+
+from ...facts.dataflow import Def, position
+from ...facts.names import dotted
+from ...model import Severity
+from ...versions import VersionRange
+from ...analysis.gradcalls import (
+    GradCall,
+    foreign_target,
+    gradient_calls,
+    mentions,
+    recorded,
+    tape_item_range_node,
+    watch_position,
+)
+from ...analysis.sources import lookup_for, may_reach, source_kind
+from ..base import Context, Proof, Rule, invalid, shares_findings, valid
+
+NO_GRADIENTS = "No gradients provided for any variable"
+_VARIABLE_LISTS = ("trainable_variables", "trainable_weights", "variables", "weights")
+
+
+class ForwardBeforeTape(Rule):
+    """
+    ## What it does
+    Finds the forward computation a gradient target depends on when it ran before the
+    tape started recording: `pred = model(x)` before `with tf.GradientTape() as tape:`
+    while the loss inside the block only uses `pred` and the gradient is taken with
+    respect to `model.trainable_variables`; or a value computed from a variable (or a
+    watched tensor) before the tape opened (or before the `tape.watch` call).
+
+    It only reports when nothing inside the block uses the model or the source again,
+    directly or through a function defined in the same file.
+
+    ## Why is this bad?
+    The tape records only what runs inside its block, on what it watches at that time.
+    The model's forward pass happened before, so the tape has no path from the loss back
+    to the variables: `tape.gradient` silently returns `None` for every one of them, and
+    `optimizer.apply_gradients` then raises "No gradients provided for any variable".
+
+    ## Example
+    ```python
+    pred = model(x, training=True)  # not recorded
+    with tf.GradientTape() as tape:
+        loss = loss_fn(y, pred)
+    grads = tape.gradient(loss, model.trainable_variables)  # [None, ...]
+    ```
+
+    ## Use instead
+    ```python
+    with tf.GradientTape() as tape:
+        pred = model(x, training=True)
+        loss = loss_fn(y, pred)
+    grads = tape.gradient(loss, model.trainable_variables)
+    ```
+    """
+
+    code = "TAPE006"
+    name = "forward-pass-before-tape"
+    summary = "The forward computation ran before the tape started recording"
+    severity = Severity.ERROR
+    tensorflow = VersionRange(">=2.0")
+    triggers = ("GradientTape",)
+    examples = (
+        invalid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.Adam()
+            mse = tf.keras.losses.MeanSquaredError()
+            x = tf.ones([8, 3])
+            y = tf.zeros([8, 1])
+            pred = model(x, training=True)
+            with tf.GradientTape() as tape:
+                loss = mse(y, pred)
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        """, 8, "the model called before the tape opened",
+            proof=Proof(raises=("ValueError", NO_GRADIENTS))),
+        invalid("""
+            import tensorflow as tf
+
+            class Regressor(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(1)
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def gradients(self, x, y):
+                    y_pred = self(x, training=True)
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.square(y - y_pred))
+                    return tape.gradient(loss, self.trainable_variables)
+
+            grads = Regressor().gradients(tf.ones([4, 2]), tf.zeros([4, 1]))
+        """, 12, "in a Keras model method",
+            proof=Proof(check="assert grads and all(g is None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
+            W = tf.Variable([[0.5], [-0.5]])
+            b = tf.Variable([0.1])
+
+            def predict(x):
+                return x @ W + b
+
+            x = tf.ones([3, 2])
+            logits = predict(x)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.nn.sigmoid(logits))
+            dW, db = tape.gradient(loss, [W, b])
+        """, 10, "a local model function that reads the variables",
+            proof=Proof(check="assert dW is None and db is None")),
+        invalid("""
+            import tensorflow as tf
+
+            x = tf.constant([1.0, 2.0])
+            with tf.GradientTape() as tape:
+                y = x * x
+                tape.watch(x)
+                z = tf.reduce_sum(y)
+            g = tape.gradient(z, x)
+        """, 5, "a watched tensor whose dependents were computed before the watch",
+            proof=Proof(check="assert g is None")),
+        valid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            target_model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            states = tf.ones([4, 3])
+            target_q = target_model.predict(states, verbose=0)
+            with tf.GradientTape() as tape:
+                q = model(states)
+                loss = tf.reduce_mean(tf.square(target_q - q))
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, "targets computed with model.predict outside the tape",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            x = tf.ones([4, 3])
+            baseline = model(x)
+            with tf.GradientTape() as tape:
+                pred = model(x, training=True)
+                loss = tf.reduce_mean(tf.square(pred - tf.stop_gradient(baseline)))
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, "an earlier forward pass used as a constant, the model called again inside",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+
+            W = tf.Variable([[0.5], [-0.5]])
+
+            def loss_of(x):
+                return tf.reduce_sum(x @ W)
+
+            x = tf.ones([3, 2])
+            features = x * 2.0
+            with tf.GradientTape() as tape:
+                loss = loss_of(features)
+            dW = tape.gradient(loss, W)
+        """, "data prepared before the tape; the local function inside reads the variable",
+            proof=Proof(check="assert dW is not None")),
+        valid("""
+            import tensorflow as tf
+
+            x = tf.constant([1.0, 2.0])
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = x * x
+                z = tf.reduce_sum(y)
+            g = tape.gradient(z, x)
+        """, "the watch comes first",
+            proof=Proof(check="assert g.numpy().tolist() == [2.0, 4.0]")),
+    )
+
+    @shares_findings
+    def check(self, ctx: Context) -> None:
+        for call in gradient_calls(ctx.facts):
+            if call.entry is None or call.target is None or call.sources is None or call.asks_zeros:
+                continue
+            if foreign_target(call) is not None:
+                continue  # the target itself was recorded by another tape: TAPE017
+            found = self._models(ctx, call) or self._tensors(ctx, call)
+            if found is not None:
+                pre, message, related = found
+                ctx.report(pre.stmt, message, related=related)
+
+    # --- models: `pred = model(x)` before the tape ------------------------------------
+
+    def _models(self, ctx: Context, call: GradCall):
+        entry = call.entry
+        assert entry is not None and call.target is not None and call.sources is not None
+        models = _model_refs(call, call.sources, call.node, 0)
+        if not models:
+            return None
+        slice_ = call.target_slice()
+        start = position(entry.node)
+        lookup = lookup_for(ctx.facts, call.flow, ctx.project, ctx.path)
+        for model in models:
+            pre = [d for d in slice_ if d.position < start and not recorded(d, entry) and _calls(d.value, model)]
+            if not pre:
+                continue
+            if _used_later(ctx, call, slice_, model, start, lookup):
+                continue
+            first = pre[0]
+            return first, (
+                f"`{ast.unparse(first.stmt).splitlines()[0][:80]}` runs on {ctx.where(first.stmt)}, before the tape "
+                f"`{call.name}` opened on {ctx.where(entry.node)}: the tape did not record the forward pass of "
+                f"`{model}`, so `{call.label()}` on {ctx.where(call.node)} returns None for every variable of "
+                f"`{model}` (an optimizer given them raises \"{NO_GRADIENTS}\"). Move this line into the `with` "
+                "block."
+            ), [ctx.related(tape_item_range_node(entry), "the tape opens after the forward pass"),
+                ctx.related(call.node, "the gradient call that gets None")]
+        return None
+
+    # --- variables and watched tensors --------------------------------------------------
+
+    def _tensors(self, ctx: Context, call: GradCall):
+        entry = call.entry
+        assert entry is not None and call.target is not None and call.sources is not None
+        elements = call.sources.elts if isinstance(call.sources, (ast.List, ast.Tuple)) else [call.sources]
+        names = [e.id for e in elements if isinstance(e, ast.Name)]
+        if not names:
+            return None
+        slice_ = call.target_slice()
+        lookup = lookup_for(ctx.facts, call.flow, ctx.project, ctx.path)
+        watch_all = call.binding.option("watch_accessed_variables")
+        for name in names:
+            kind = source_kind(lookup, ast.Name(id=name, ctx=ast.Load()), call.node)
+            if kind is not None and (kind.integer or kind.kind == "number"):
+                continue
+            watched = watch_position(ctx.facts, call, name)
+            if watched is None:
+                continue
+            if kind is not None and kind.kind == "variable" and kind.trainable and watch_all is not False:
+                threshold, after_watch = position(entry.node), False
+            elif isinstance(watched, tuple):
+                threshold, after_watch = watched, True
+            elif kind is not None and kind.kind == "constant":
+                continue  # never watched at all: TAPE010
+            else:
+                threshold, after_watch = position(entry.node), False
+            sources_at_call = _reaching_ids(call, name, call.node)
+            if not sources_at_call:
+                continue
+            pre = [d for d in slice_ if d.position < threshold and mentions(d.value, name)
+                   and _reaching_ids(call, name, d.stmt) == sources_at_call]
+            if not pre:
+                pre = [d for d in slice_ if d.position < threshold
+                       and _reads_through_function(ctx, lookup, d, name, call)]
+            if not pre:
+                continue
+            if _used_later(ctx, call, slice_, name, threshold, lookup):
+                continue
+            first = pre[0]
+            if after_watch:
+                when = f"before `{call.name}.watch({name})` on the line after"
+                where_watch = [s for s in call.flow.scope.method_calls.get((call.name, "watch"), ())
+                               if position(s.node) == threshold]
+                if where_watch:
+                    when = f"before `{call.name}.watch({name})` on {ctx.where(where_watch[0].node)}"
+                fix = f"Call `{call.name}.watch({name})` before this line."
+            else:
+                when = f"before the tape `{call.name}` opened on {ctx.where(entry.node)}"
+                fix = "Move this computation into the `with` block."
+            return first, (
+                f"`{first.name}` is computed from `{name}` on {ctx.where(first.stmt)}, {when}: the tape did not "
+                f"record it, so `{call.label()}` on {ctx.where(call.node)} returns None for `{name}`. {fix}"
+            ), [ctx.related(tape_item_range_node(entry), f"the tape `{call.name}`"),
+                ctx.related(call.node, "the gradient call that gets None")]
+        return None
+
+
+def _model_refs(call: GradCall, expr: ast.expr, at: ast.AST, depth: int) -> list[str]:
+    """`model` for `model.trainable_variables` (also through a name bound to it, `+`, lists)."""
+    if depth > 6:
+        return []
+    if isinstance(expr, ast.Attribute) and expr.attr in _VARIABLE_LISTS:
+        base = dotted(expr.value)
+        return [base] if base else []
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        return _model_refs(call, expr.left, at, depth + 1) + _model_refs(call, expr.right, at, depth + 1)
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        out: list[str] = []
+        for element in expr.elts:
+            out += _model_refs(call, element.value if isinstance(element, ast.Starred) else element, at, depth + 1)
+        return out
+    if isinstance(expr, ast.Name):
+        defs = call.flow.reaching(expr.id, at)
+        if len(defs) == 1 and defs[0].kind == "assign" and defs[0].value is not None:
+            return _model_refs(call, defs[0].value, defs[0].stmt, depth + 1)
+    return []
+
+
+def _calls(value: ast.expr | None, model: str) -> bool:
+    if value is None:
+        return False
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call):
+            name = dotted(node.func)
+            if name is not None and name in (model, f"{model}.call", f"{model}.__call__"):
+                return True
+    return False
+
+
+def _used_later(ctx: Context, call: GradCall, slice_: list[Def], name: str, threshold, lookup) -> bool:
+    """Does anything from `threshold` on, on the way to the target, read `name` (directly, or
+    through a call that might)?"""
+    local = _is_local(call, name)
+    values: list[tuple[ast.AST, ast.AST]] = [(d.value, d.stmt) for d in slice_
+                                            if d.position >= threshold and d.value is not None]
+    if call.inside_entry() and call.target is not None:
+        values.append((call.target, call.node))
+    for d in slice_:
+        if d.position >= threshold and d.kind in ("with", "import", "handler", "def"):
+            return True  # bound by something we do not follow
+    # Containers filled by `append` & co. are invisible to the def-use layer: whatever was put
+    # in them inside the block may run the model too.
+    mutated = _mutated_names(call)
+    if any(d.name in mutated for d in slice_):
+        return True
+    head = name.split(".")[0]
+    for value, _stmt in values:
+        if mentions(value, name) or may_reach(ctx.facts, lookup, value, head, local, scope=call.flow.scope):
+            return True
+        if "." in name and _calls_method_of(value, head):
+            return True  # `self.compute_loss(...)` may call `self.actor` itself
+    return False
+
+
+_MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "write",
+                       "assign", "assign_add", "assign_sub", "scatter_update", "put"})
+
+
+def _mutated_names(call: GradCall) -> set[str]:
+    return {receiver for (receiver, method) in call.flow.scope.method_calls if method in _MUTATORS}
+
+
+def _calls_method_of(value: ast.AST, head: str) -> bool:
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            chain = dotted(node.func)
+            if chain is not None and chain.startswith(head + "."):
+                return True
+    return False
+
+
+def _is_local(call: GradCall, name: str) -> bool:
+    head = name.split(".")[0]
+    scope = call.flow.scope
+    if scope.kind not in ("function", "lambda") or head in scope.globals:
+        return False
+    return bool(call.flow.definitions(head))
+
+
+def _reaching_ids(call: GradCall, name: str, at: ast.AST) -> frozenset[int]:
+    defs = call.flow.reaching(name, at)
+    if not defs and not call.flow.definitions(name):
+        return frozenset({0})  # a global or closure: the same object everywhere in this scope
+    return frozenset(id(d) for d in defs)
+
+
+def _reads_through_function(ctx: Context, lookup, d: Def, name: str, call: GradCall) -> bool:
+    """`logits = predict(x)` where `predict` is a function of this file that reads the global `name`."""
+    if d.value is None or _is_local(call, name):
+        return False
+    for node in ast.walk(d.value):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            for fn, scope in ctx.facts.function_scopes.items():
+                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == node.func.id \
+                        and scope.parent is not None and scope.parent.kind == "module" \
+                        and name in scope.loads and not _binds(fn, name):
+                    return True
+    return False
+
+
+def _binds(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    args = fn.args
+    params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
+    if name in params:
+        return True
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            return True
+    return False

@@ -1,0 +1,346 @@
+from __future__ import annotations
+
+import ast
+
+from ...facts.dataflow import inside
+from ...model import Applicability, Severity
+from ...versions import VersionRange
+from ._fixes import unfixed
+from ...analysis.paths import NUMPY, cuts_of, gradient_phrase
+from ..base import Context, Proof, Rule, invalid, shares_findings, valid
+
+# NumPy functions and their TensorFlow equivalents, for the message.
+_TF_EQUIVALENTS = {
+    "square": "tf.square", "mean": "tf.reduce_mean", "sum": "tf.reduce_sum", "exp": "tf.exp",
+    "log": "tf.math.log", "abs": "tf.abs", "sqrt": "tf.sqrt", "maximum": "tf.maximum",
+    "minimum": "tf.minimum", "clip": "tf.clip_by_value", "dot": "tf.tensordot", "matmul": "tf.matmul",
+    "max": "tf.reduce_max", "min": "tf.reduce_min", "tanh": "tf.tanh", "concatenate": "tf.concat",
+    "stack": "tf.stack", "reshape": "tf.reshape", "where": "tf.where", "power": "tf.pow",
+    "std": "tf.math.reduce_std", "var": "tf.math.reduce_variance", "prod": "tf.reduce_prod",
+    "sin": "tf.sin", "cos": "tf.cos", "log1p": "tf.math.log1p", "transpose": "tf.transpose",
+    "expand_dims": "tf.expand_dims", "squeeze": "tf.squeeze", "einsum": "tf.einsum",
+    "softmax": "tf.nn.softmax", "sign": "tf.sign", "negative": "tf.negative", "multiply": "tf.multiply",
+}
+
+
+class ValueLeavesTensorFlow(Rule):
+    """
+    ## What it does
+    Finds a value that leaves TensorFlow inside a `tf.GradientTape` block on the way from
+    the gradient's sources to its target: `.numpy()`, NumPy functions applied to tensors
+    (`np.square(t)`, `np.asarray(t)`), `float()` / `int()` of a tensor, `.item()` /
+    `.tolist()`, `keras.ops.convert_to_numpy`, or re-wrapping a tensor in `tf.Variable(t)`.
+    It reports only when every route from a source to the target goes through such a
+    conversion, so the gradient is certainly `None`.
+
+    ## Why is this bad?
+    The tape records TensorFlow operations only. A NumPy array or a Python float is a
+    constant to it; whatever is computed from it is not connected to the variables, and
+    `tape.gradient` silently returns `None` (Keras optimizers then fail with "No gradients
+    provided for any variable"). A new `tf.Variable` built from a tensor starts a fresh
+    value with no history. `.numpy()` for logging after the step, under
+    `tape.stop_recording()`, or on values the target does not depend on is fine and is
+    not reported; so is `tf.constant(t)` of an eager tensor, which keeps the gradient.
+
+    ## Example
+    ```python
+    with tf.GradientTape() as tape:
+        logits = model(x)
+        loss = tf.reduce_mean(np.square(logits - y))  # a NumPy array
+    grads = tape.gradient(loss, model.trainable_variables)  # [None, None]
+    ```
+
+    ## Use instead
+    ```python
+    with tf.GradientTape() as tape:
+        logits = model(x)
+        loss = tf.reduce_mean(tf.square(logits - y))
+    grads = tape.gradient(loss, model.trainable_variables)
+    print(loss.numpy())  # logging after the step is fine
+    ```
+    """
+
+    code = "TAPE007"
+    name = "value-leaves-tensorflow-in-tape"
+    summary = "A value on the differentiable path leaves TensorFlow inside a GradientTape"
+    severity = Severity.ERROR
+    tensorflow = VersionRange(">=2.0")
+    triggers = ("GradientTape",)
+    fixable = True
+    examples = (
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            w = tf.Variable([[1.0], [2.0]])
+            x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+            y = tf.constant([[1.0], [0.0]])
+            with tf.GradientTape() as tape:
+                pred = tf.matmul(x, w)
+                loss = tf.reduce_mean(np.square(pred - y))
+            grads = tape.gradient(loss, [w])
+        """, 9, "a NumPy function on a tensor",
+            proof=Proof(check="assert grads == [None]"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            w = tf.Variable([[1.0], [2.0]])
+            x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+            y = tf.constant([[1.0], [0.0]])
+            with tf.GradientTape() as tape:
+                pred = tf.matmul(x, w)
+                loss = tf.reduce_mean(tf.square(pred - y))
+            grads = tape.gradient(loss, [w])
+        """, fixed_proof=Proof(check="""
+            # pred - y = [[4], [11]]; d/dw mean(r^2) = x^T r = [[1*4 + 3*11], [2*4 + 4*11]]
+            assert grads[0].numpy().tolist() == [[37.0], [52.0]]
+        """)),
+        invalid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            x = tf.ones((4, 3))
+            with tf.GradientTape() as tape:
+                out = model(x).numpy()
+                loss = tf.reduce_mean(out ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, 6, "`.numpy()` on the model output: removed (unsafe: later NumPy-only uses of the value break)",
+            proof=Proof(check="assert all(g is None for g in grads)"),
+            fixed="""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            x = tf.ones((4, 3))
+            with tf.GradientTape() as tape:
+                out = model(x)
+                loss = tf.reduce_mean(out ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            assert all(g is not None for g in grads)
+            assert np.allclose(grads[1].numpy(), 2 * np.mean(out.numpy()), atol=1e-5)
+        """)),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            with tf.GradientTape() as tape:
+                scale = float(w * 2.0)
+                loss = tf.constant(scale) * 4.0
+            g = tape.gradient(loss, w)
+        """, 5, "`float()` of a tensor: no fix (what the Python number is used for decides)",
+            proof=Proof(check="assert g is None"))),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(2.0)
+            with tf.GradientTape() as tape:
+                h = tf.Variable(w * 3.0)
+                loss = h * h
+            g = tape.gradient(loss, w)
+        """, 5, "re-wrapping a tensor in a new tf.Variable: no fix",
+            proof=Proof(check="assert g is None"))),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            def mse(pred, target):
+                return np.mean((pred - target) ** 2)
+
+            w = tf.Variable(2.0)
+            with tf.GradientTape() as tape:
+                loss = tf.convert_to_tensor(mse(w * 3.0, 1.0))
+            g = tape.gradient(loss, w)
+        """, 5, "inside a helper called in the tape: unsafe, other callers may pass NumPy arrays and get a tensor",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            def mse(pred, target):
+                return tf.reduce_mean((pred - target) ** 2)
+
+            w = tf.Variable(2.0)
+            with tf.GradientTape() as tape:
+                loss = tf.convert_to_tensor(mse(w * 3.0, 1.0))
+            g = tape.gradient(loss, w)
+        """, fixed_proof=Proof(check="assert float(g) == 30.0")),
+        invalid("""
+            from tensorflow import GradientTape, Variable, convert_to_tensor
+            import numpy
+
+            w = Variable([1.0, -2.0])
+            with GradientTape() as tape:
+                loss = convert_to_tensor(numpy.sum(numpy.abs(w), axis=0))
+            g = tape.gradient(loss, w)
+        """, 6, "no `import tensorflow`: one is added; the NumPy call around the cut one goes in the same fix",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            from tensorflow import GradientTape, Variable, convert_to_tensor
+            import numpy
+            import tensorflow as tf
+
+            w = Variable([1.0, -2.0])
+            with GradientTape() as tape:
+                loss = convert_to_tensor(tf.reduce_sum(tf.abs(w), axis=0))
+            g = tape.gradient(loss, w)
+        """, fixed_proof=Proof(check="assert g.numpy().tolist() == [1.0, -1.0]")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable(2.0)
+            history = []
+            with tf.GradientTape() as tape:
+                loss = w * w
+            g = tape.gradient(loss, w)
+            history.append(loss.numpy())
+        """, "`.numpy()` for logging after the step",
+            proof=Proof(check="assert float(g) == 4.0 and history == [4.0]")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable(2.0)
+            with tf.GradientTape() as tape:
+                loss = w * w
+                with tape.stop_recording():
+                    logged = float(loss.numpy())
+            g = tape.gradient(loss, w)
+        """, "metrics under `tape.stop_recording()`",
+            proof=Proof(check="assert float(g) == 4.0 and logged == 4.0")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable(2.0)
+            with tf.GradientTape() as tape:
+                h = w * 3.0
+                loss = tf.constant(h) * 2.0
+            g = tape.gradient(loss, w)
+        """, "`tf.constant` of an eager tensor keeps the gradient on TF 2.21",
+            proof=Proof(check="assert float(g) == 6.0")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            w = tf.Variable(2.0)
+            x = tf.constant(3.0)
+            with tf.GradientTape() as tape:
+                pred = w * x
+                weight = np.exp(-abs(pred.numpy()))
+                loss = weight * pred
+            g = tape.gradient(loss, w)
+        """, "a NumPy-computed weight treated as a constant: the gradient still flows through `pred`",
+            proof=Proof(check="assert g is not None")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            w = tf.Variable(2.0)
+            labels = np.array([1.0, 0.0], dtype=np.float32)
+            with tf.GradientTape() as tape:
+                target = np.float32(labels.mean())
+                loss = (w - target) ** 2
+                accuracy = float(loss)
+            g = tape.gradient(loss, w)
+        """, "NumPy on data and `float()` off the path",
+            proof=Proof(check="assert float(g) == 3.0")),
+    )
+
+    @shares_findings
+    def check(self, ctx: Context) -> None:
+        for result, found in cuts_of(ctx, NUMPY):
+            value = found.value
+            subject = f"`{ast.unparse(value)}`" if value is not None else "the value"
+            if found.what.startswith("re-wrapping"):
+                what = f"`tf.Variable({ast.unparse(value) if value is not None else '...'})` starts a new " \
+                       "variable with no history while the tape is recording"
+            elif found.what in ("`.item()`", "`.tolist()`"):
+                what = (f"{found.what} of the tensor {subject} fails on TensorFlow tensors (AttributeError) unless "
+                        "NumPy behaviour is enabled, and even then returns a Python value while the tape is "
+                        "recording")
+            else:
+                what = f"{found.what} turns {subject} into a NumPy/Python value while the tape is recording"
+            ctx.report(
+                found.node,
+                f"{what}: the tape cannot follow it, so {gradient_phrase(ctx, result)}. {_advice(found)}",
+                related=[ctx.related(result.use.call, f"this {result.use.method} call gets "
+                                                      f"{result.none_for()}")],
+                fix=_offer(ctx, found),
+            )
+
+
+def _offer(ctx: Context, found):
+    """`np.square(t)` -> `tf.square(t)` for NumPy/math functions whose TensorFlow twin takes the
+    same arguments (safe inside the tape's block; unsafe in a helper, whose other callers may
+    pass NumPy data); `t.numpy()` -> `t` (unsafe: later NumPy-only uses of the value break)."""
+    if not ctx.fixes:
+        return None  # the offer is worked out only when fixes are wanted
+    node = found.node
+    if not isinstance(node, ast.Call):
+        return None
+    text = ctx.facts.source.text
+    if found.what == "`.numpy()`" and isinstance(node.func, ast.Attribute) and not node.args and not node.keywords:
+        receiver = node.func.value
+
+        def build_unwrap():
+            from ...fixes.blocks import replace_by_part
+
+            return replace_by_part(text, node, receiver, "Keep the tensor: remove `.numpy()`", Applicability.UNSAFE)
+        return build_unwrap
+    from ...fixes.numpy_ops import tf_equivalent
+
+    qualname = ctx.facts.imports.resolve(node.func)
+    twin = tf_equivalent(qualname, node)
+    alias = _tf_alias(ctx)
+    if twin is None or alias is None:
+        return None
+    name, add_import = alias
+    short = ast.unparse(node.func)
+    facts = ctx.facts
+
+    def build_twin():
+        from ...fixes.numpy_ops import enclosing_twins, numpy_call_fix
+
+        # The NumPy calls around this one would be cut next: they go in the same fix.
+        calls = [(node, twin)] + enclosing_twins(facts.tree, node, facts.imports.resolve)
+        in_block = all(any(tape.item is not None and inside(call, tape.node) for tape in facts.tapes)
+                       for call, _twin in calls)
+        return numpy_call_fix(text, calls, name, add_import, f"Use `{name}.{twin.path}` instead of `{short}`",
+                              Applicability.SAFE if in_block else Applicability.UNSAFE)
+    return build_twin
+
+
+def _tf_alias(ctx: Context) -> tuple[str, bool] | None:
+    """The name the file binds TensorFlow to (and False), or ("tf", True) when an
+    `import tensorflow as tf` must be added; None when `tf` means something else."""
+    imports = ctx.facts.imports
+    bound = sorted(local for local, qualname in imports.names.items()
+                   if qualname in ("tensorflow", "tensorflow.compat.v2"))
+    real = [local for local in bound if local not in imports.assumed]
+    if real:
+        return ("tf", False) if "tf" in real else (real[0], False)
+    from ...fixes.names import identifiers
+
+    used = "tf" in identifiers(ctx.facts.tree)
+    if "tf" in bound and used:  # used without an import the file shows (a notebook, a star import)
+        return "tf", False
+    if ("tf" in imports.names and "tf" not in imports.assumed) or used:
+        return None
+    return "tf", True
+
+
+def _advice(found) -> str:
+    node = found.node
+    if found.what.startswith("re-wrapping"):
+        return "Use the tensor itself; create variables outside the tape and update them with `.assign`."
+    if found.what in ("`.numpy()`", "`.item()`", "`.tolist()`"):
+        return "Keep the value a tensor inside the tape; convert it for logging after the gradient call."
+    if found.what.startswith("`float(") or found.what.startswith("`int(") or found.what.startswith("`bool("):
+        return "Keep it a tensor (use `tf.cast` to change the dtype)."
+    if isinstance(node, ast.Call):
+        last = ast.unparse(node.func).rsplit(".", 1)[-1]
+        if last in ("asarray", "array"):
+            return "Pass the tensor itself (or `tf.convert_to_tensor`)."
+        if last in _TF_EQUIVALENTS:
+            return f"Use `{_TF_EQUIVALENTS[last]}` instead."
+    return "Use the TensorFlow equivalent of this operation."

@@ -1,0 +1,182 @@
+from __future__ import annotations
+
+import ast
+
+from ...model import Severity
+from ...versions import VersionRange
+from ...analysis.paths import NONDIFF, cuts_of, gradient_phrase
+from ..base import Context, Proof, Rule, invalid, shares_findings, valid
+
+_ALTERNATIVES = {
+    "argmax": "a soft alternative such as `tf.nn.softmax` weights",
+    "argmin": "a soft alternative such as `tf.nn.softmax(-x)` weights",
+    "round": "a straight-through estimator `x + tf.stop_gradient(tf.round(x) - x)`",
+    "floor": "a straight-through estimator `x + tf.stop_gradient(tf.floor(x) - x)`",
+    "ceil": "a straight-through estimator `x + tf.stop_gradient(tf.math.ceil(x) - x)`",
+    "stop_gradient": "the value without `tf.stop_gradient` on this path",
+}
+
+
+class NonDifferentiablePath(Rule):
+    """
+    ## What it does
+    Finds an operation without a gradient (a cast to an integer or bool dtype,
+    `tf.argmax` / `tf.argmin`, `tf.round` / `tf.floor` / `tf.math.ceil`, comparisons,
+    `//`, `tf.stop_gradient`) inside a `tf.GradientTape` block when *every* route from the
+    gradient's sources to its target goes through such an operation.
+
+    ## Why is this bad?
+    These operations have no gradient (or, for `tf.stop_gradient`, deliberately block it).
+    When nothing else connects the target to a source, `tape.gradient` silently returns
+    `None` for it. Cutting one route on purpose is common and fine — a straight-through
+    estimator `x + tf.stop_gradient(tf.round(x) - x)`, a mask built with a comparison, a
+    target network's value under `tf.stop_gradient` — so the rule stays silent as long as
+    some differentiable route remains, and its severity is a warning.
+
+    ## Example
+    ```python
+    with tf.GradientTape() as tape:
+        logits = model(x)
+        choice = tf.cast(tf.argmax(logits, axis=-1), tf.float32)
+        loss = tf.reduce_mean((choice - y) ** 2)
+    grads = tape.gradient(loss, model.trainable_variables)  # all None
+    ```
+
+    ## Use instead
+    ```python
+    with tf.GradientTape() as tape:
+        logits = model(x)
+        loss = tf.reduce_mean(
+            tf.keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True))
+    grads = tape.gradient(loss, model.trainable_variables)
+    ```
+    """
+
+    code = "TAPE009"
+    name = "non-differentiable-path"
+    summary = "Every path from the gradient sources to the target goes through an op without a gradient"
+    severity = Severity.WARNING
+    tensorflow = VersionRange(">=2.0")
+    triggers = ("GradientTape",)
+    examples = (
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable([[0.5, -0.2], [0.1, 0.4]])
+            x = tf.constant([[1.0, 2.0]])
+            y = tf.constant([1.0])
+            with tf.GradientTape() as tape:
+                logits = tf.matmul(x, w)
+                choice = tf.cast(tf.argmax(logits, axis=-1), tf.float32)
+                loss = tf.reduce_mean((choice - y) ** 2)
+            g = tape.gradient(loss, w)
+        """, 8, "argmax of the logits",
+            proof=Proof(check="assert g is None")),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(2.7)
+            with tf.GradientTape() as tape:
+                q = tf.round(w * 3.0)
+                loss = q * q
+            g = tape.gradient(loss, w)
+        """, 5, "rounding without a straight-through estimator",
+            proof=Proof(check="assert g is None")),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(2.0)
+            with tf.GradientTape() as tape:
+                steps = tf.cast(w * 10.0, tf.int32)
+                loss = tf.cast(steps, tf.float32) * 0.1
+            g = tape.gradient(loss, w)
+        """, 5, "cast to an integer dtype",
+            proof=Proof(check="assert g is None")),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(2.0)
+            b = tf.Variable(1.0)
+            with tf.GradientTape() as tape:
+                frozen = tf.stop_gradient(w * 3.0)
+                loss = frozen * b
+            gw, gb = tape.gradient(loss, [w, b])
+        """, 6, "stop_gradient cuts the only route from `w` (the gradient for `b` is fine)",
+            proof=Proof(check="assert gw is None and float(gb) == 6.0")),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable([0.5, -1.0, 2.0])
+            with tf.GradientTape() as tape:
+                active = tf.cast(w > 0.0, tf.float32)
+                loss = tf.reduce_sum(active)
+            g = tape.gradient(loss, w)
+        """, 5, "a comparison",
+            proof=Proof(check="assert g is None")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable(2.7)
+            with tf.GradientTape() as tape:
+                q = w + tf.stop_gradient(tf.round(w) - w)
+                loss = q * q
+            g = tape.gradient(loss, w)
+        """, "a straight-through estimator keeps a differentiable route",
+            proof=Proof(check="assert g is not None and abs(float(g) - 6.0) < 1e-6")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable([0.5, -1.0, 2.0])
+            with tf.GradientTape() as tape:
+                mask = tf.cast(w > 0.0, tf.float32)
+                loss = tf.reduce_sum(mask * w * w)
+            g = tape.gradient(loss, w)
+        """, "a mask from a comparison, multiplied with a differentiable value",
+            proof=Proof(check="assert g.numpy().tolist() == [1.0, 0.0, 4.0]")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable([[0.5, -0.2], [0.1, 0.4]])
+            x = tf.constant([[1.0, 2.0]])
+            labels = tf.constant([1])
+            with tf.GradientTape() as tape:
+                logits = tf.matmul(x, w)
+                accuracy = tf.reduce_mean(tf.cast(tf.argmax(logits, axis=-1) == 1, tf.float32))
+                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits))
+            g = tape.gradient(loss, w)
+        """, "argmax for a metric that the loss does not use",
+            proof=Proof(check="assert g is not None")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable(2.0)
+            with tf.GradientTape() as tape:
+                y = tf.cast(w * 3.0, tf.float64)
+                loss = y * y
+            g = tape.gradient(loss, w)
+        """, "a cast between float dtypes keeps the gradient",
+            proof=Proof(check="assert float(g) == 36.0")),
+    )
+
+    @shares_findings
+    def check(self, ctx: Context) -> None:
+        for result, found in cuts_of(ctx, NONDIFF):
+            node = found.node
+            name = ""
+            if isinstance(node, ast.Call):
+                name = ast.unparse(node.func).rsplit(".", 1)[-1]
+            alternative = _ALTERNATIVES.get(name)
+            if alternative is None:
+                alternative = "a differentiable formulation"
+            what = found.what
+            if isinstance(node, ast.Compare):
+                what = f"the comparison `{ast.unparse(node)}`"
+            has = "blocks the gradient" if name == "stop_gradient" else "has no gradient"
+            ctx.report(
+                node,
+                f"{what} {has}, and every route from `{result.root.label}` to the target goes through "
+                f"it: {gradient_phrase(ctx, result)}. If that is intended, leave `{result.root.label}` out of "
+                f"the sources; otherwise use {alternative}.",
+                related=[ctx.related(result.use.call, f"this {result.use.method} call gets "
+                                                      f"{result.none_for()}")],
+            )

@@ -1,0 +1,367 @@
+from __future__ import annotations
+
+import ast
+
+from ...facts.dataflow import inside
+from ...model import Applicability, Severity
+from ...versions import VersionRange
+from ._fixes import first_after_watches, unfixed
+from ...analysis.gradcalls import (
+    GradCall,
+    gradient_calls,
+    tape_escapes,
+    tape_item_range_node,
+    watch_calls,
+    watch_position,
+)
+from ...analysis.sources import Kind, lookup_for, source_kind
+from ..base import Context, Proof, Rule, invalid, shares_findings, valid
+
+_VARIABLE_LISTS = ("trainable_variables", "trainable_weights", "variables", "weights")
+
+
+class SourceNotWatched(Rule):
+    """
+    ## What it does
+    Finds gradients asked with respect to something the tape does not watch: a plain
+    tensor (`tf.constant`, `tf.zeros`, NumPy data, arithmetic of those) with no
+    `tape.watch(...)`; a `tf.Variable(..., trainable=False)`; or any variable of a tape
+    opened with `watch_accessed_variables=False` that never calls `watch`.
+
+    ## Why is this bad?
+    A GradientTape only records operations on what it watches. On its own it watches the
+    trainable `tf.Variable`s that the block reads, nothing else. Asked for the gradient
+    with respect to an unwatched tensor or a non-trainable variable, `tape.gradient`
+    silently returns `None`.
+
+    ## Example
+    ```python
+    x = tf.constant(3.0)
+    with tf.GradientTape() as tape:
+        y = x * x
+    dy_dx = tape.gradient(y, x)  # None
+    ```
+
+    ## Use instead
+    ```python
+    x = tf.constant(3.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    dy_dx = tape.gradient(y, x)  # 6.0
+    ```
+    """
+
+    code = "TAPE010"
+    name = "gradient-source-not-watched"
+    summary = "The gradient source is a tensor or variable the tape does not watch"
+    severity = Severity.ERROR
+    tensorflow = VersionRange(">=2.0")
+    triggers = ("GradientTape",)
+    fixable = True
+    examples = (
+        invalid("""
+            import tensorflow as tf
+
+            x = tf.constant(3.0)
+            with tf.GradientTape() as tape:
+                y = x * x
+            dy_dx = tape.gradient(y, x)
+        """, 6, "a constant, never watched",
+            proof=Proof(check="assert dy_dx is None"),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.constant(3.0)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = x * x
+            dy_dx = tape.gradient(y, x)
+        """, fixed_proof=Proof(check="assert float(dy_dx) == 6.0")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            w = tf.Variable([[1.0], [2.0]])
+            inputs = tf.convert_to_tensor(np.ones((3, 2), dtype=np.float32))
+            with tf.GradientTape() as tape:
+                tape.watch(w)
+                out = tf.reduce_sum(inputs @ w)
+            saliency, dw = tape.gradient(out, [inputs, w])
+        """, 9, "input saliency: the input tensor is not watched (the variable is)",
+            proof=Proof(check="assert saliency is None and dw is not None"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            w = tf.Variable([[1.0], [2.0]])
+            inputs = tf.convert_to_tensor(np.ones((3, 2), dtype=np.float32))
+            with tf.GradientTape() as tape:
+                tape.watch(w)
+                tape.watch(inputs)
+                out = tf.reduce_sum(inputs @ w)
+            saliency, dw = tape.gradient(out, [inputs, w])
+        """, fixed_proof=Proof(check="""
+            assert saliency.numpy().tolist() == [[1.0, 2.0]] * 3
+            assert dw.numpy().tolist() == [[3.0], [3.0]]
+        """)),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            scale = tf.Variable(2.0, trainable=False)
+            with tf.GradientTape() as tape:
+                y = scale * 3.0
+            g = tape.gradient(y, scale)
+        """, 6, "a non-trainable variable: no fix (watching it or making it trainable is the author's call)",
+            proof=Proof(check="assert g is None"))),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(1.5)
+            b = tf.Variable(0.5)
+            with tf.GradientTape(watch_accessed_variables=False) as tape:
+                y = w * 2.0 + b
+            gw, gb = tape.gradient(y, [w, b])
+        """, (7, 7), "watch_accessed_variables=False and no watch: both sources are reported",
+            proof=Proof(check="assert gw is None and gb is None"),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(1.5)
+            b = tf.Variable(0.5)
+            with tf.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch(w)
+                tape.watch(b)
+                y = w * 2.0 + b
+            gw, gb = tape.gradient(y, [w, b])
+        """, fixed_proof=Proof(check="assert float(gw) == 2.0 and float(gb) == 1.0")),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            model.build((None, 2))
+            with tf.GradientTape(watch_accessed_variables=False) as tape:
+                out = model(tf.ones([1, 2]))
+            grads = tape.gradient(out, model.trainable_variables)
+        """, 7, "a model's variables under watch_accessed_variables=False: no fix (Keras 3 variables cannot be "
+                "passed to `tape.watch`, and the model may create them inside the block)",
+            proof=Proof(check="""
+                assert all(g is None for g in grads)
+                try:
+                    tape.watch(model.trainable_variables)
+                except ValueError as error:
+                    assert "not tf.Tensor or tf.Variable" in str(error)
+            """))),
+        invalid("""
+            import tensorflow as tf
+
+            x = tf.constant([1.0, 2.0])
+
+            def loss_and_grad():
+                with tf.GradientTape() as tape:  # x is a plain tensor
+                    # the forward pass
+                    y = tf.reduce_sum(x ** 2)
+                return y, tape.gradient(y, x)
+
+            loss, grad = loss_and_grad()
+        """, 9, "a module-level constant used in a function: the watch goes above the first statement's comment",
+            proof=Proof(check="assert grad is None"),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.constant([1.0, 2.0])
+
+            def loss_and_grad():
+                with tf.GradientTape() as tape:  # x is a plain tensor
+                    tape.watch(x)
+                    # the forward pass
+                    y = tf.reduce_sum(x ** 2)
+                return y, tape.gradient(y, x)
+
+            loss, grad = loss_and_grad()
+        """, fixed_proof=Proof(check="assert grad.numpy().tolist() == [2.0, 4.0]")),
+        invalid("""
+            import tensorflow as tf
+
+            with tf.GradientTape() as tape:
+                x = tf.constant(2.0)
+                y = x ** 3
+            g = tape.gradient(y, x)
+        """, 6, "a constant made inside the block: the watch goes right after it",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import tensorflow as tf
+
+            with tf.GradientTape() as tape:
+                x = tf.constant(2.0)
+                tape.watch(x)
+                y = x ** 3
+            g = tape.gradient(y, x)
+        """, fixed_proof=Proof(check="assert float(g) == 12.0")),
+        valid("""
+            import tensorflow as tf
+
+            x = tf.constant(3.0)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = x * x
+            dy_dx = tape.gradient(y, x)
+        """, "the constant is watched",
+            proof=Proof(check="assert float(dy_dx) == 6.0")),
+        valid("""
+            import tensorflow as tf
+
+            x = tf.Variable(2.0)
+            with tf.GradientTape() as tape:
+                y = x * x
+                c = tf.constant(y)
+                z = c * 2.0
+            dz_dx, dz_dc = tape.gradient(z, [x, c])
+        """, "tf.constant of an eager tensor inside the tape is that tensor: its gradient is kept",
+            proof=Proof(check="assert float(dz_dx) == 8.0 and float(dz_dc) == 2.0")),
+        valid("""
+            import tensorflow as tf
+
+            a = tf.constant(1.0)
+            b = tf.constant(2.0)
+            inputs = [a, b]
+            with tf.GradientTape() as tape:
+                tape.watch(inputs)
+                y = a * b
+            ga, gb = tape.gradient(y, [a, b])
+        """, "watched through a list",
+            proof=Proof(check="assert float(ga) == 2.0 and float(gb) == 1.0")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable(1.5)
+            with tf.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch(w)
+                y = w * 2.0
+            g = tape.gradient(y, w)
+        """, "watch_accessed_variables=False with an explicit watch",
+            proof=Proof(check="assert float(g) == 2.0")),
+        valid("""
+            import tensorflow as tf
+
+            def watch_all(tape, tensors):
+                for t in tensors:
+                    tape.watch(t)
+
+            x = tf.constant(3.0)
+            with tf.GradientTape() as tape:
+                watch_all(tape, [x])
+                y = x * x
+            g = tape.gradient(y, x)
+        """, "the tape handed to a helper that watches",
+            proof=Proof(check="assert float(g) == 6.0")),
+    )
+
+    @shares_findings
+    def check(self, ctx: Context) -> None:
+        for call in gradient_calls(ctx.facts):
+            if call.entry is None or call.sources is None or call.asks_zeros:
+                continue
+            lookup = lookup_for(ctx.facts, call.flow, ctx.project, ctx.path)
+            watch_all = call.binding.option("watch_accessed_variables")
+            for element in _elements(call.sources):
+                if isinstance(element, ast.Name):
+                    kind = source_kind(lookup, element, call.node)
+                    if kind is None or kind.integer or kind.kind == "number":
+                        continue  # integer sources: TAPE012
+                    problem = _problem(kind, watch_all)
+                    if problem is None or watch_position(ctx.facts, call, element.id) is not False:
+                        continue
+                    self._report(ctx, call, element, kind, problem)
+                elif _variable_list(element) and watch_all is False and not watch_calls(call) \
+                        and not tape_escapes(call):
+                    self._report(ctx, call, element, None, "unwatched-list")
+
+    def _report(self, ctx: Context, call: GradCall, element: ast.expr, kind: Kind | None, problem: str) -> None:
+        text = ast.unparse(element)
+        opened = call.entry or call.binding
+        related = [ctx.related(tape_item_range_node(opened), f"the tape `{call.name}`")]
+        made = ""
+        if kind is not None and kind.node is not None and kind.remote is None:
+            related.append(ctx.related(kind.node, f"`{text}` is made here"))
+            made = f" on {ctx.where(kind.node)}"
+        elif kind is not None and kind.remote is not None:
+            made = f" in {kind.remote}"
+        fix = f"Call `{call.name}.watch({text})` at the start of the `with` block, before `{text}` is used."
+        if problem == "constant":
+            why = (f"`{text}` is a plain tensor (made{made}), not a variable, and `{call.name}` never watches it: "
+                   "a tape watches only trainable tf.Variables on its own")
+        elif problem == "non-trainable":
+            why = (f"`{text}` is a tf.Variable created with trainable=False{made}: tapes do not watch "
+                   "non-trainable variables on their own")
+            fix += " Or make the variable trainable."
+            if kind is not None and kind.detail is not None and kind.remote is None:
+                related.append(ctx.related(kind.detail, "trainable=False"))
+        else:
+            why = (f"`{call.name}` is opened with watch_accessed_variables=False on {ctx.where(opened.node)} and "
+                   f"never watches `{text}`")
+            fix = (f"Call `{call.name}.watch({text})` at the start of the block, or drop "
+                   "watch_accessed_variables=False.")
+        ctx.report(
+            element,
+            f"{why}, so `{call.label()}` on {ctx.where(call.node)} returns None for it. {fix}",
+            related=related,
+            fix=None if problem == "non-trainable" else _watch_offer(ctx, call, element),
+        )
+
+
+def _watch_offer(ctx: Context, call: GradCall, element: ast.expr):
+    """A builder inserting `tape.watch(element)` into the block, or None when there is no
+    certain place for it."""
+    if not ctx.fixes:
+        return None  # the offer is worked out only when fixes are wanted
+    entry = call.entry
+    if entry is None or not isinstance(entry.node, (ast.With, ast.AsyncWith)) or not entry.node.body:
+        return None
+    if not isinstance(element, ast.Name):
+        # `model.trainable_variables`: Keras 3 variables are not tf.Variables (`watch` rejects
+        # them), and a model may create its variables inside the block.
+        return None
+    block = entry.node
+    body = block.body
+    defs = call.flow.reaching(element.id, call.node)
+    within = [d for d in defs if inside(d.stmt, block)]
+    if not within:
+        before = first_after_watches(body, 0, call.name)
+    elif len(defs) == 1 and any(stmt is defs[0].stmt for stmt in body):
+        index = next(i for i, stmt in enumerate(body) if stmt is defs[0].stmt)
+        before = first_after_watches(body, index + 1, call.name)
+    else:
+        return None
+    code = f"{call.name}.watch({element.id})"
+    text = ctx.facts.source.text
+
+    def build():
+        from ...fixes.watch import watch_fix
+
+        return watch_fix(text, block, before, code, f"Watch `{element.id}`: add `{code}` to the block",
+                         Applicability.SAFE)
+    return build
+
+
+def _problem(kind: Kind, watch_all: bool | None) -> str | None:
+    if kind.kind == "constant":
+        return "constant"
+    if kind.kind == "variable":
+        if not kind.trainable:
+            return "non-trainable"
+        if watch_all is False:
+            return "unwatched-variable"
+    return None
+
+
+def _elements(sources: ast.expr) -> list[ast.expr]:
+    if isinstance(sources, (ast.List, ast.Tuple)):
+        return list(sources.elts)
+    return [sources]
+
+
+def _variable_list(expr: ast.expr) -> bool:
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        return _variable_list(expr.left) and _variable_list(expr.right)
+    return isinstance(expr, ast.Attribute) and expr.attr in _VARIABLE_LISTS

@@ -1,0 +1,425 @@
+from __future__ import annotations
+
+import ast
+
+from ...facts.dataflow import Def, flow_of, inside, position
+from ...facts.model import Binding, Facts, Scope
+from ...facts.names import dotted
+from ...model import Applicability, Severity
+from ...versions import VersionRange
+from ..base import Context, Proof, Rule, invalid, shares_findings, valid
+
+_GRADIENT_METHODS = ("gradient", "jacobian", "batch_jacobian", "watch")
+_ASSIGN_METHODS = ("assign", "assign_add", "assign_sub")
+_AUG_MESSAGES = {
+    ast.Add: ("+=", "assign_add"), ast.Sub: ("-=", "assign_sub"),
+    ast.Mult: ("*=", None), ast.Div: ("/=", None),
+}
+
+
+class VariableRebound(Rule):
+    """
+    ## What it does
+    Finds a name (or `self.attr`) bound to a `tf.Variable` that is rebound to arithmetic
+    of itself, such as `v = v - lr * g` or `self.w = self.w + 1`, where the name is used
+    as a variable again afterwards (the next loop iteration, a later call of the method,
+    a later `.assign`, or a gradient source). Also `v -= lr * g` on a variable.
+
+    ## Why is this bad?
+    `v - lr * g` is a new tensor, not an update of the variable. The first step works;
+    from then on the name holds a plain tensor that no tape watches, so `tape.gradient`
+    silently returns `None`, and a later `v.assign(...)` raises
+    `AttributeError: 'EagerTensor' object has no attribute 'assign'`. On TensorFlow 2.21
+    `v -= x` raises "RuntimeError: `variable -= value` with `tf.Variable`s is not
+    supported"; older versions silently rebound the name to a tensor.
+
+    ## Example
+    ```python
+    w = tf.Variable(3.0)
+    for step in range(10):
+        with tf.GradientTape() as tape:
+            loss = w * w
+        g = tape.gradient(loss, w)  # None from the second step on
+        w = w - 0.1 * g
+    ```
+
+    ## Use instead
+    ```python
+    w = tf.Variable(3.0)
+    for step in range(10):
+        with tf.GradientTape() as tape:
+            loss = w * w
+        g = tape.gradient(loss, w)
+        w.assign_sub(0.1 * g)
+    ```
+    """
+
+    code = "TAPE011"
+    name = "variable-rebound-to-tensor"
+    summary = "A tf.Variable name is rebound to arithmetic of itself instead of being assigned"
+    severity = Severity.ERROR
+    tensorflow = VersionRange(">=2.0")
+    triggers = ("Variable",)
+    fixable = True
+    examples = (
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            grads = []
+            for step in range(2):
+                with tf.GradientTape() as tape:
+                    loss = w * w
+                g = tape.gradient(loss, w)
+                grads.append(g)
+                if g is None:
+                    break
+                w = w - 0.1 * g
+        """, 12, "manual SGD in a loop: correct once, None afterwards",
+            proof=Proof(check="assert grads[0] is not None and grads[1] is None"),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            grads = []
+            for step in range(2):
+                with tf.GradientTape() as tape:
+                    loss = w * w
+                g = tape.gradient(loss, w)
+                grads.append(g)
+                if g is None:
+                    break
+                w.assign_sub(0.1 * g)
+        """, fixed_proof=Proof(check="""
+            assert [round(float(g), 4) for g in grads] == [6.0, 4.8]
+            assert isinstance(w, tf.Variable) and abs(float(w) - 1.92) < 1e-6
+        """)),
+        invalid("""
+            import tensorflow as tf
+
+            class Scale(tf.Module):
+                def __init__(self):
+                    self.w = tf.Variable(1.0)
+
+                def update(self, delta):
+                    self.w = self.w + delta
+
+            s = Scale()
+            s.update(0.5)
+            is_variable = isinstance(s.w, tf.Variable)
+        """, 8, "an attribute rebound in a method",
+            proof=Proof(check="assert not is_variable and s.trainable_variables == ()"),
+            fixed="""
+            import tensorflow as tf
+
+            class Scale(tf.Module):
+                def __init__(self):
+                    self.w = tf.Variable(1.0)
+
+                def update(self, delta):
+                    self.w.assign_add(delta)
+
+            s = Scale()
+            s.update(0.5)
+            is_variable = isinstance(s.w, tf.Variable)
+        """, fixed_proof=Proof(check="assert is_variable and float(s.w) == 1.5 and len(s.trainable_variables) == 1")),
+        invalid("""
+            import tensorflow as tf
+
+            v = tf.Variable(1.0)
+            v = v * 0.5
+            v.assign(2.0)
+        """, 4, "a later `.assign` fails; the fix `v.assign(v * 0.5)` is unsafe (a value of another shape or "
+                "dtype cannot be assigned)",
+            proof=Proof(raises=("AttributeError", "object has no attribute 'assign'")),
+            fixed="""
+            import tensorflow as tf
+
+            v = tf.Variable(1.0)
+            v.assign(v * 0.5)
+            v.assign(2.0)
+        """, fixed_proof=Proof(check="assert isinstance(v, tf.Variable) and float(v) == 2.0")),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            with tf.GradientTape() as tape:
+                loss = w * w
+            g = tape.gradient(loss, w)
+            w -= 0.1 * g
+        """, 7, "`-=` on a variable",
+            proof=Proof(raises=("RuntimeError", "`variable -= value` with `tf.Variable`s is not supported")),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            with tf.GradientTape() as tape:
+                loss = w * w
+            g = tape.gradient(loss, w)
+            w.assign_sub(0.1 * g)
+        """, fixed_proof=Proof(check="assert isinstance(w, tf.Variable) and abs(float(w) - 2.4) < 1e-6")),
+        invalid("""
+            import tensorflow as tf
+
+            decay = tf.Variable(1.0)
+            for epoch in range(3):
+                decay *= 0.5  # halve it
+        """, 5, "`*=` on a variable: `decay.assign(decay * 0.5)` (unsafe)",
+            proof=Proof(raises=("RuntimeError", "`var *= value` with `tf.Variable`s is not supported")),
+            fixed="""
+            import tensorflow as tf
+
+            decay = tf.Variable(1.0)
+            for epoch in range(3):
+                decay.assign(decay * 0.5)  # halve it
+        """, fixed_proof=Proof(check="assert isinstance(decay, tf.Variable) and float(decay) == 0.125")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            grads = []
+            for step in range(2):
+                with tf.GradientTape() as tape:
+                    loss = w * w
+                g = tape.gradient(loss, w)
+                grads.append(g)
+                w.assign_sub(0.1 * g)
+        """, "assign_sub updates the variable in place",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable(3.0)
+            with tf.GradientTape() as tape:
+                loss = w * w
+            g = tape.gradient(loss, w)
+            w = w - 0.1 * g
+            print(float(w))
+        """, "a final tensor value that is never used as a variable again",
+            proof=Proof(check="assert abs(float(w) - 2.4) < 1e-6")),
+        valid("""
+            import tensorflow as tf
+
+            for step in range(2):
+                w = tf.Variable(3.0)
+                w = w * 2.0
+        """, "the variable is created again in each iteration",
+            proof=Proof(check="assert float(w) == 6.0")),
+    )
+
+    @shares_findings
+    def check(self, ctx: Context) -> None:
+        facts = ctx.facts
+        seen: set[int] = set()
+        for binding in facts.bindings:
+            if binding.kind != "variable" or id(binding.node) in seen:
+                continue
+            seen.add(id(binding.node))
+            if binding.name.startswith("self.") and binding.name.count(".") == 1:
+                self._check_attribute(ctx, binding)
+            elif "." not in binding.name:
+                self._check_name(ctx, binding)
+
+    # -- plain names --
+
+    def _check_name(self, ctx: Context, binding: Binding) -> None:
+        facts = ctx.facts
+        scope = _flow_scope(binding.scope)
+        flow = flow_of(facts, scope)
+        name = binding.name
+        origin = next((d for d in flow.definitions(name) if d.stmt is binding.node), None)
+        if origin is None:
+            return
+        for d in flow.definitions(name):
+            if d is origin or d.position <= origin.position and not d.loops:
+                continue
+            if origin not in flow.reaching(name, d.stmt):
+                continue
+            if d.kind == "augassign" and isinstance(d.stmt, ast.AugAssign) and isinstance(d.stmt.target, ast.Name):
+                self._report_aug(ctx, d.stmt, name, binding)
+                continue
+            if d.kind != "assign" or not _arithmetic_of(d.value, name, facts):
+                continue
+            if not self._used_again(ctx, flow, d, name, origin):
+                continue
+            self._report(ctx, d.stmt, name, binding)
+
+    def _used_again(self, ctx: Context, flow, d: Def, name: str, origin: Def) -> bool:
+        """Is the rebound name used as a variable later: in the next iteration, by `.assign`,
+        as a gradient source or watched?"""
+        scope = flow.scope
+        outer_loops = [loop for loop in d.loops if not inside(origin.stmt, loop)]
+        if outer_loops:
+            # The next iteration uses the tensor: a bug when a tape reads it there.
+            loop = outer_loops[0]
+            tapes = [t for t in ctx.facts.tapes_in(scope) if t.item is not None and inside(t.node, loop)]
+            for load in scope.loads.get(name, ()):
+                if inside(load, loop) and any(inside(load, t.node) for t in tapes):
+                    return True
+        for method in _ASSIGN_METHODS:
+            for site in scope.method_calls.get((name, method), ()):
+                if position(site.node) > position(d.stmt) and d in flow.reaching(name, site.node):
+                    return True
+        for load in scope.loads.get(name, ()):
+            if position(load) <= position(d.stmt) or d not in flow.reaching(name, load):
+                continue
+            if _is_gradient_source(load, scope):
+                return True
+        return False
+
+    # -- self attributes --
+
+    def _check_attribute(self, ctx: Context, binding: Binding) -> None:
+        cls = binding.scope.enclosing_class
+        if cls is None:
+            return
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for stmt in _statements(method.body):
+                if isinstance(stmt, ast.Assign) and any(dotted(t) == binding.name for t in stmt.targets):
+                    if stmt is binding.node or not _arithmetic_of(stmt.value, binding.name, ctx.facts):
+                        continue
+                    if method is _function_of(binding) and position(stmt) < position(binding.node):
+                        continue
+                    self._report(ctx, stmt, binding.name, binding)
+                elif isinstance(stmt, ast.AugAssign) and dotted(stmt.target) == binding.name:
+                    self._report_aug(ctx, stmt, binding.name, binding)
+
+    # -- reporting --
+
+    def _report(self, ctx: Context, stmt: ast.Assign, name: str, binding: Binding) -> None:
+        fix = _suggest(stmt.value, name)
+        method, operand = _method(stmt.value, name)
+        ctx.report(
+            stmt,
+            f"`{ast.unparse(stmt)}` rebinds `{name}`, the tf.Variable created on {ctx.where(binding.node)}, to a "
+            "new tensor: it works once, then no tape watches the tensor, so `tape.gradient` returns None for "
+            f"it, and a later `{name}.assign(...)` raises AttributeError. Update the variable in place: `{fix}`.",
+            related=[ctx.related(binding.value, f"`{name}` is created as a tf.Variable here")],
+            fix=_offer(ctx, stmt, method, operand, fix) if len(stmt.targets) == 1 else None,
+        )
+
+    def _report_aug(self, ctx: Context, stmt: ast.AugAssign, name: str, binding: Binding) -> None:
+        op, method = _AUG_MESSAGES.get(type(stmt.op), (None, None))
+        if op is None:
+            return
+        value = ast.unparse(stmt.value)
+        # TensorFlow's own words: "`variable += value`", "`variable -= value`", "`var *= value`", ...
+        subject = "variable" if method else "var"
+        fix = f"{name}.{method}({value})" if method else \
+            f"{name}.assign({name} {op[0]} {value})"
+        offer = _offer(ctx, stmt, method, stmt.value, fix) if method else \
+            _offer(ctx, stmt, "assign", stmt.value, fix, combine=op[0])
+        ctx.report(
+            stmt,
+            f"`{name} {op} ...` on a tf.Variable raises RuntimeError on TensorFlow 2.21 (\"`{subject} {op} value` "
+            "with `tf.Variable`s is not supported\"); older versions silently rebound the name to a tensor. "
+            f"Use `{fix}`.",
+            related=[ctx.related(binding.value, f"`{name}` is created as a tf.Variable here")],
+            fix=offer,
+        )
+
+
+def _flow_scope(scope: Scope) -> Scope:
+    while scope.kind == "class" and scope.parent is not None:
+        scope = scope.parent
+    return scope
+
+
+def _function_of(binding: Binding) -> ast.AST | None:
+    function = binding.scope.function
+    return function.node if function is not None else None
+
+
+def _statements(body: list[ast.stmt]):
+    """Statements of a function body, not entering nested defs or classes."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        yield stmt
+        for field_name in ("orelse", "finalbody", "body"):
+            stack.extend(reversed(getattr(stmt, field_name, []) or []))
+        for handler in getattr(stmt, "handlers", []) or []:
+            stack.extend(reversed(handler.body))
+
+
+def _arithmetic_of(value: ast.expr | None, name: str, facts: Facts) -> bool:
+    """Is `value` a new tensor computed from `name` by arithmetic or TensorFlow ops?"""
+    if value is None:
+        return False
+    if isinstance(value, ast.BinOp):
+        return _arithmetic_of(value.left, name, facts) or _arithmetic_of(value.right, name, facts)
+    if isinstance(value, ast.UnaryOp) and not isinstance(value.op, ast.Not):
+        return _arithmetic_of(value.operand, name, facts)
+    if isinstance(value, ast.Call):
+        qualname = facts.imports.resolve(value.func)
+        if qualname is None or not qualname.startswith("tensorflow.") or qualname in (
+                "tensorflow.Variable", "tensorflow.print", "tensorflow.debugging.assert_equal"):
+            return False
+        return any(_mentions(arg, name) for arg in value.args[:1])
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        return dotted(value) == name
+    return False
+
+
+def _mentions(expr: ast.expr, name: str) -> bool:
+    return dotted(expr) == name or (isinstance(expr, (ast.BinOp, ast.UnaryOp)) and any(
+        dotted(n) == name for n in ast.walk(expr)))
+
+
+def _is_gradient_source(load: ast.expr, scope: Scope) -> bool:
+    for (receiver, method), sites in scope.method_calls.items():
+        if method not in _GRADIENT_METHODS:
+            continue
+        for site in sites:
+            args = site.node.args[1:] if method != "watch" else site.node.args
+            keywords = [k.value for k in site.node.keywords if k.arg in ("sources", "source", "tensor")]
+            if any(inside(load, arg) for arg in [*args, *keywords]):
+                return True
+    return False
+
+
+def _method(value: ast.expr, name: str) -> tuple[str, ast.expr]:
+    """The in-place update `name = value` means: (method, its argument)."""
+    if isinstance(value, ast.BinOp):
+        if isinstance(value.op, ast.Sub) and dotted(value.left) == name:
+            return "assign_sub", value.right
+        if isinstance(value.op, ast.Add):
+            if dotted(value.left) == name:
+                return "assign_add", value.right
+            if dotted(value.right) == name:
+                return "assign_add", value.left
+    return "assign", value
+
+
+def _offer(ctx: Context, stmt: ast.Assign | ast.AugAssign, method: str, operand: ast.expr, suggestion: str,
+           combine: str | None = None):
+    """`v.assign_sub(x)` / `v.assign_add(x)` are safe: the same value, kept in the variable.
+    `v.assign(...)` is unsafe: a value of another shape or dtype cannot be assigned, where the
+    rebinding took it."""
+    if not ctx.fixes:
+        return None  # the offer is worked out only when fixes are wanted
+    text = ctx.facts.source.text
+    applicability = Applicability.SAFE if method in ("assign_add", "assign_sub") else Applicability.UNSAFE
+
+    def build():
+        from ...fixes.assign import assign_fix
+
+        return assign_fix(text, stmt, method, operand, f"Update the variable in place: `{suggestion}`",
+                          applicability, combine=combine)
+    return build
+
+
+def _suggest(value: ast.expr, name: str) -> str:
+    if isinstance(value, ast.BinOp):
+        if isinstance(value.op, ast.Sub) and dotted(value.left) == name:
+            return f"{name}.assign_sub({ast.unparse(value.right)})"
+        if isinstance(value.op, ast.Add):
+            if dotted(value.left) == name:
+                return f"{name}.assign_add({ast.unparse(value.right)})"
+            if dotted(value.right) == name:
+                return f"{name}.assign_add({ast.unparse(value.left)})"
+    return f"{name}.assign({ast.unparse(value)})"

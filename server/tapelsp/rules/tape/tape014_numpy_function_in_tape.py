@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+from ...model import Severity
+from ...versions import VersionRange
+from ...analysis.paths import NUMPY_FUNCTION, cuts_of, gradient_phrase
+from ..base import Context, Proof, Rule, invalid, shares_findings, valid
+
+
+class NumpyFunctionInTape(Rule):
+    """
+    ## What it does
+    Finds `tf.numpy_function(...)` or `tf.compat.v1.py_func(...)` inside a
+    `tf.GradientTape` block when every route from the gradient's sources to its target
+    goes through it.
+
+    ## Why is this bad?
+    Both wrap Python code that works on NumPy arrays; TensorFlow has no gradient for
+    them. The tape silently returns `None` for the sources. `tf.py_function` works on
+    eager tensors and *is* differentiable: it is not reported.
+
+    ## Example
+    ```python
+    with tf.GradientTape() as tape:
+        y = tf.numpy_function(lambda a: a ** 2, [x * w], tf.float32)
+        loss = tf.reduce_sum(y)
+    g = tape.gradient(loss, w)  # None
+    ```
+
+    ## Use instead
+    ```python
+    with tf.GradientTape() as tape:
+        y = tf.py_function(lambda a: a ** 2, [x * w], tf.float32)  # or plain TF ops
+        loss = tf.reduce_sum(y)
+    g = tape.gradient(loss, w)
+    ```
+    """
+
+    code = "TAPE014"
+    name = "numpy-function-in-tape"
+    summary = "tf.numpy_function / py_func on the differentiable path inside a GradientTape"
+    severity = Severity.ERROR
+    tensorflow = VersionRange(">=2.0")
+    triggers = ("numpy_function", "py_func")
+    examples = (
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(2.0)
+            x = tf.constant(3.0)
+            with tf.GradientTape() as tape:
+                y = tf.numpy_function(lambda a: a ** 2, [x * w], tf.float32)
+                loss = tf.reduce_sum(y)
+            g = tape.gradient(loss, w)
+        """, 6, "tf.numpy_function on the path",
+            proof=Proof(check="assert g is None")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            def clip(a):
+                return np.clip(a, 0.0, 1.0).astype(np.float32)
+
+            w = tf.Variable(0.5)
+            with tf.GradientTape() as tape:
+                y = tf.compat.v1.py_func(clip, [w * 1.0], tf.float32)
+                loss = y * 2.0
+            g = tape.gradient(loss, w)
+        """, 9, "tf.compat.v1.py_func on the path",
+            proof=Proof(check="assert g is None")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable(2.0)
+            x = tf.constant(3.0)
+            with tf.GradientTape() as tape:
+                y = tf.py_function(lambda a: a ** 2, [x * w], tf.float32)
+                loss = tf.reduce_sum(y)
+            g = tape.gradient(loss, w)
+        """, "tf.py_function is differentiable",
+            proof=Proof(check="assert float(g) == 36.0")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable(2.0)
+            with tf.GradientTape() as tape:
+                noise = tf.numpy_function(lambda: __import__("numpy").float32(0.5), [], tf.float32)
+                loss = w * w + noise
+            g = tape.gradient(loss, w)
+        """, "numpy_function for data that does not depend on the sources",
+            proof=Proof(check="assert float(g) == 4.0")),
+    )
+
+    @shares_findings
+    def check(self, ctx: Context) -> None:
+        for result, found in cuts_of(ctx, NUMPY_FUNCTION):
+            ctx.report(
+                found.node,
+                f"{found.what} runs Python on NumPy arrays and has no gradient: "
+                f"{gradient_phrase(ctx, result)}. Use `tf.py_function` (differentiable) or TensorFlow ops.",
+                related=[ctx.related(result.use.call, f"this {result.use.method} call gets "
+                                                      f"{result.none_for()}")],
+            )

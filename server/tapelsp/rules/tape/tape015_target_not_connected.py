@@ -1,0 +1,214 @@
+from __future__ import annotations
+
+import ast
+
+from ...model import Severity
+from ...versions import VersionRange
+from ...analysis import remote
+from ...analysis.paths import DEAD, Evaluator, PathResult, Root, analyse, function_resolver, gradient_uses
+from ..base import Context, Proof, Rule, invalid, shares_findings, valid
+
+
+class TargetNotConnected(Rule):
+    """
+    ## What it does
+    Finds `tape.gradient(target, sources)` where nothing the target is computed from uses
+    the sources at all: the model whose variables are listed is never called for the
+    target, or the variable list belongs to another model (the critic's loss with the
+    actor's variables, the discriminator's loss with the generator's variables).
+
+    ## Why is this bad?
+    A gradient with respect to variables the target does not depend on is `None`.
+    TensorFlow says nothing at the `gradient` call; `optimizer.apply_gradients` later
+    fails with "No gradients provided for any variable" (or warns "Gradients do not exist
+    for variables" when only some are missing), far from the cause.
+
+    The rule reports only when it can see how every value of the target is computed:
+    models and loss functions defined in this file, or in another module of the
+    project when the caller hands the engine a project index, models built by
+    constructors that cannot share variables (their own classes, factories of fresh
+    layers, `keras.Sequential` of fresh layers), and
+    TensorFlow / Keras library calls. Anything it cannot resolve keeps it silent. A
+    forward pass that ran before the tape opened, or a target computed after the block,
+    are other rules' findings.
+
+    ## Example
+    ```python
+    with tf.GradientTape() as tape:
+        q = critic(states, actions)
+        critic_loss = tf.reduce_mean((q - targets) ** 2)
+    grads = tape.gradient(critic_loss, actor.trainable_variables)  # all None
+    ```
+
+    ## Use instead
+    ```python
+    grads = tape.gradient(critic_loss, critic.trainable_variables)
+    ```
+    """
+
+    code = "TAPE015"
+    name = "target-not-connected-to-sources"
+    summary = "The gradient target is not computed from the sources at all"
+    severity = Severity.WARNING
+    tensorflow = VersionRange(">=2.0")
+    triggers = ("GradientTape",)
+    examples = (
+        invalid("""
+            import tensorflow as tf
+
+            def make_net(units):
+                return tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(units)])
+
+            actor = make_net(1)
+            critic = make_net(1)
+            states = tf.ones((4, 3))
+            targets = tf.zeros((4, 1))
+            with tf.GradientTape() as tape:
+                q = critic(states)
+                critic_loss = tf.reduce_mean((q - targets) ** 2)
+            grads = tape.gradient(critic_loss, actor.trainable_variables)
+        """, 13, "the critic's loss with the actor's variables",
+            proof=Proof(check="assert all(g is None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
+            class Generator(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(3)
+
+                def call(self, z):
+                    return self.dense(z)
+
+            class Discriminator(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(1)
+
+                def call(self, x):
+                    return self.dense(x)
+
+            generator = Generator()
+            discriminator = Discriminator()
+            generator(tf.zeros((1, 2)))
+            optimizer = tf.keras.optimizers.Adam()
+            images = tf.ones((4, 3))
+            with tf.GradientTape() as disc_tape:
+                real = discriminator(images)
+                disc_loss = tf.reduce_mean(tf.nn.softplus(-real))
+            grads = disc_tape.gradient(disc_loss, generator.trainable_variables)
+            optimizer.apply_gradients(zip(grads, generator.trainable_variables))
+        """, 27, "GAN: the discriminator's loss with the generator's variables",
+            proof=Proof(raises=("ValueError", "No gradients provided for any variable"))),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(2.0)
+            b = tf.Variable(1.0)
+            x = tf.constant(3.0)
+            with tf.GradientTape() as tape:
+                loss = (w * x - 1.0) ** 2
+            gw, gb = tape.gradient(loss, [w, b])
+        """, 8, "one listed variable is never used",
+            proof=Proof(check="assert gw is not None and gb is None")),
+        invalid("""
+            import tensorflow as tf
+
+            class Agent:
+                def __init__(self):
+                    self.actor = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+                    self.critic = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+                    self.gamma = 0.99
+
+                def update(self, states, rewards):
+                    with tf.GradientTape() as tape:
+                        values = self.critic(states)
+                        loss = tf.reduce_mean((rewards + self.gamma * values) ** 2)
+                    return tape.gradient(loss, self.actor.trainable_variables)
+
+            grads = Agent().update(tf.ones((4, 3)), tf.ones((4, 1)))
+        """, 13, "models held in attributes",
+            proof=Proof(check="assert all(g is None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+
+            def make_net(inputs, units):
+                return tf.keras.Sequential([tf.keras.Input((inputs,)), tf.keras.layers.Dense(units)])
+
+            actor = make_net(3, 2)
+            critic = make_net(2, 1)
+            states = tf.ones((4, 3))
+            with tf.GradientTape() as tape:
+                actions = actor(states)
+                actor_loss = -tf.reduce_mean(critic(actions))
+            grads = tape.gradient(actor_loss, actor.trainable_variables)
+        """, "the actor's loss goes through the critic and the actor",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+
+            encoder = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+            decoder = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(3)])
+            autoencoder = tf.keras.Sequential([encoder, decoder])
+            x = tf.ones((4, 3))
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean((autoencoder(x) - x) ** 2)
+            grads = tape.gradient(loss, encoder.trainable_variables)
+        """, "a model built from the other one shares its variables",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+            from losses import critic_loss_fn
+
+            def train_step(model, batch):
+                with tf.GradientTape() as tape:
+                    loss = critic_loss_fn(batch)
+                return tape.gradient(loss, model.trainable_variables)
+        """, "an imported loss function that cannot be resolved: silent"),
+    )
+
+    @shares_findings
+    def check(self, ctx: Context) -> None:
+        facts = ctx.facts
+        resolver = function_resolver(facts, ctx.project, ctx.path)
+        recorded = {(id(r.use), r.root): r for r in analyse(facts, ctx.project, ctx.path)}
+        for use in gradient_uses(facts):
+            if not use.roots:
+                continue
+            for root in use.roots:
+                previous = recorded.get((id(use), root))
+                if previous is None or previous.cuts:
+                    continue  # a cut on the way is another rule's finding
+
+                def distinct(name: str, source: Root, at: ast.AST, use=use) -> bool:
+                    return remote.distinct(facts, use.flow, name, source.name, at, use.call,
+                                                  ctx.project, ctx.path)
+
+                evaluator = Evaluator(facts, use.flow, use.tape, root, "touch", distinct=distinct,
+                                      resolve_function=resolver)
+                status = evaluator.target(use.target, use.call, True)
+                if status != DEAD or evaluator.cuts or evaluator.maybe_cuts:
+                    continue
+                self._report(ctx, PathResult(use, root, status), evaluator)
+
+    def _report(self, ctx: Context, result: PathResult, evaluator: Evaluator) -> None:
+        use, root = result.use, result.root
+        target = ast.unparse(use.target)
+        others = [call for call in evaluator.calls_seen if isinstance(call.func, (ast.Name, ast.Attribute))]
+        related = [ctx.related(use.call, f"this {use.method} call gets {result.none_for()}")]
+        if root.owner and others:
+            other = ast.unparse(others[0].func)
+            message = (f"`{target}` is computed with `{other}` ({ctx.where(others[0])}), not with `{root.name}`: "
+                       f"{use.describe()} returns {result.none_for()}, and `apply_gradients` then fails with "
+                       f"\"No gradients provided for any variable\". Pass `{other}.trainable_variables`, or compute "
+                       f"the target with `{root.name}` inside the tape.")
+            related.append(ctx.related(others[0], f"`{target}` comes from `{other}` here"))
+        elif root.owner:
+            message = (f"Nothing `{target}` is computed from uses `{root.name}`: {use.describe()} returns "
+                       f"{result.none_for()}, and `apply_gradients` then fails with \"No gradients provided for "
+                       f"any variable\". Call `{root.name}` inside the tape to compute the target.")
+        else:
+            message = (f"`{target}` does not depend on `{root.label}`: {use.describe()} returns "
+                       f"{result.none_for()}. Use it in the computation inside the tape, or leave it out of the "
+                       "sources.")
+        ctx.report(root.node, message, related=related)
