@@ -3,8 +3,9 @@
 
 labels.json is generated from this file (``python catalog.py``) so that a label names
 its root-cause line by its text, not by a number that drifts when a case is edited:
-``line`` (and each of ``alt``) is a substring that must occur on exactly one line of
-the case's file (of one cell for a notebook, which also gives the cell). ``python
+``line`` (and each of ``alt``) is a substring that must occur exactly once in the code of
+the case's files (module docstrings are not searched; for a notebook the cell holding it
+is also recorded). ``python
 catalog.py --check`` verifies that labels.json is up to date and exits 1 otherwise.
 
 Sources are public threads: ``src`` is their address (the first one is the main
@@ -13,6 +14,7 @@ source), ``title`` the thread's title, ``kind`` one of github-issue, github-pr, 
 """
 from __future__ import annotations
 
+import ast
 import json
 import os
 import sys
@@ -221,16 +223,155 @@ CATALOG += [
          context="custom Keras layer wrapping NumPy, FGSM-style input gradient", note="py_func has no gradient."),
 ]
 
+CATALOG += [
+    # ---- gradients expected through assignments and optimizer steps ---------------------
+    dict(case="032_model_call_assigns_weight.py", positive=True, family="grad-through-assign",
+         line="self.w.assign(x)", alt=["g = tape.gradient(log_posterior, x)"],
+         src=[gh("tensorflow/tensorflow", 54532)],
+         title="tape.gradient returns None when assign is used in a model for computation of a function",
+         kind="github-issue", repo="tensorflow/tensorflow", tf_symptom="gradient w.r.t. x is None",
+         context="Keras model as log-posterior for HMC", note="x reaches the output only through Variable.assign."),
+    dict(case="033_memory_layer_assign_state.py", positive=True, family="grad-through-assign",
+         line="self.key_memory.assign(self.key_memory * (1.0 - erase) + erase)",
+         src=[gh("tensorflow/tensorflow", 54568), gh("keras-team/keras", 16128)],
+         title="How to propagate gradients after a assign op?", kind="github-issue", repo="tensorflow/tensorflow",
+         tf_symptom="the write controller's gradients are None (\"Gradients do not exist for variables\")",
+         context="custom Keras layer with a memory updated in call()",
+         note="The controller's output only reaches the loss through the assigned memory."),
+    dict(case="034_maml_copy_model_set_weights.py", positive=True, family="grad-through-assign",
+         line="copied_model.set_weights(model.get_weights())", alt=["meta_grads = test_tape.gradient(test_loss, model.trainable_variables)"],
+         src=[gh("tensorflow/tensorflow", 34335)], title="[TF 2.0] Nested Gradient Tape - unconnected graphs",
+         kind="github-issue", repo="tensorflow/tensorflow", tf_symptom="all meta-gradients are None",
+         context="meta-learning (MAML) with a copied Keras model",
+         note="set_weights copies values (assignments); the adapted copy is not connected to the meta-model."),
+    dict(case="035_meta_loop_assign_add.py", positive=True, family="grad-through-assign",
+         line="v.assign_add(x)", alt=["g = t.gradient(loss, x)"], src=[gh("tensorflow/tensorflow", 30234)],
+         title="How to calculate gradients for meta learning loop?", kind="github-issue", repo="tensorflow/tensorflow",
+         tf_symptom="gradient w.r.t. x is None", context="meta-learning loop (maintainer's reduction)",
+         note="The adapted value is stored with assign_add, which the tape does not differentiate."),
+    dict(case="036_meta_loop_tensor_update.py", positive=False, family="grad-through-assign",
+         line="adapted = v + x", src=[gh("tensorflow/tensorflow", 30234)],
+         title="How to calculate gradients for meta learning loop?", kind="github-issue", repo="tensorflow/tensorflow",
+         tf_symptom="none; gradient 6.0", context="meta-learning loop (maintainer's fix)",
+         note="The adapted value is a tensor."),
+    dict(case="037_meta_gradient_through_apply_gradients.py", positive=True, family="grad-through-optimizer-step",
+         line="optimizer.apply_gradients(zip(grads, [w]))", alt=["meta_grad = outer.gradient(val_loss, log_lr)"],
+         src=[gh("tensorflow/tensorflow", 55181)],
+         title="Make computation of higher order gradients through apply_gradients possible",
+         kind="github-issue", repo="tensorflow/tensorflow", tf_symptom="meta-gradient is None",
+         context="hyper-gradient of the learning rate", note="apply_gradients updates w by assignment: not differentiable."),
+    # ---- target not connected to the sources asked for -----------------------------------
+    dict(case="038_tfp_transformed_variable_in_tape.py", positive=True, family="grad-unconnected-target",
+         line="scale=tfp.util.TransformedVariable(scale_1, tfp.bijectors.Exp(), name='scale_1')),",
+         alt=["grads = tape.gradient(nll, [loc_1, loc_2, scale_1, scale_2])"],
+         src=[gh("tensorflow/probability", 1167)], title="No gradients when using bijector and TransformedVariable",
+         kind="github-issue", repo="tensorflow/probability", tf_symptom="gradients w.r.t. scale_1, scale_2 are None",
+         context="TFP joint distribution", note="TransformedVariable(scale_1, ...) creates a new variable from scale_1's value."),
+    dict(case="039_tfp_distribution_trainable_variables.py", positive=True, family="grad-unconnected-target",
+         line="grads = tape.gradient(loss, y_dist.trainable_variables)",
+         alt=["optimizer.apply_gradients(zip(grads, y_dist.trainable_variables))"],
+         src=[gh("tensorflow/probability", 1431)],
+         title="Training for the parameters of a probabilistic model does not work when use .trainable_variables",
+         kind="github-issue", repo="tensorflow/probability", expect="beta_moved=False|No gradients|not enough values to unpack",
+         tf_symptom="the distribution has no variables: Keras 3 apply_gradients fails on the empty list (ValueError), beta never trains", context="TFP Poisson regression in a tf.function",
+         note="The distribution is built from tensors computed from beta; its trainable_variables is empty."),
+    dict(case="040_tfp_explicit_variable_list.py", positive=False, family="grad-unconnected-target",
+         line="grads = tape.gradient(loss, [beta])", src=[gh("tensorflow/probability", 1431)],
+         title="Training for the parameters of a probabilistic model does not work when use .trainable_variables",
+         kind="github-issue", repo="tensorflow/probability", tf_symptom="none; beta trains",
+         context="TFP Poisson regression in a tf.function", note="The reporter's working version."),
+    # ---- graph-mode gradient APIs in eager TF2 ------------------------------------------
+    dict(case="041_deep_dream_k_gradients.py", positive=True, family="grad-symbolic-api-eager",
+         line="grads = K.gradients(loss, dream)[0]", src=[gh("fchollet/deep-learning-with-python-notebooks", 169)],
+         title="K.gradients (chapter -8)", kind="github-issue", repo="fchollet/deep-learning-with-python-notebooks",
+         expect="tf.gradients is not supported when eager execution is enabled",
+         tf_symptom="RuntimeError: tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape instead.",
+         context="Deep Dream (book notebook), Keras 2 backend", note="K.gradients is tf.gradients: graph mode only."),
+    dict(case="042_ewc_fisher_k_gradients.py", positive=True, family="grad-symbolic-api-eager",
+         line="grads = K.gradients(K.log(model.output), model.weights)[m]",
+         src=[gh("King-Of-Knights/overcoming-catastrophic", 1)], title="gradients problem", kind="github-issue",
+         repo="King-Of-Knights/overcoming-catastrophic", expect="tf.gradients is not supported when eager execution is enabled",
+         tf_symptom="RuntimeError: tf.gradients is not supported when eager execution is enabled",
+         context="continual learning (EWC Fisher information)", note="K.gradients in eager TF2."),
+    dict(case="043_ewc_fisher_gradient_tape.py", positive=False, family="grad-symbolic-api-eager",
+         line="gradients = tape.gradient(K.log(output), model.weights[m])",
+         src=[gh("King-Of-Knights/overcoming-catastrophic", 1)], title="gradients problem", kind="github-issue",
+         repo="King-Of-Knights/overcoming-catastrophic", tf_symptom="none; Fisher terms are non-zero",
+         context="continual learning (EWC Fisher information)", note="The GradientTape rewrite from the thread."),
+    dict(case="044_tfp_lbfgs_tf_gradients.py", positive=True, family="grad-symbolic-api-eager",
+         line="return value, tf.gradients(value, x)[0]", src=[gh("tensorflow/probability", 624)],
+         title="LBFGS documentation example error in TensorFlow 2.0", kind="github-issue", repo="tensorflow/probability",
+         expect="tf.gradients is not supported when eager execution is enabled",
+         tf_symptom="RuntimeError: tf.gradients is not supported when eager execution is enabled",
+         context="TFP L-BFGS optimiser (documentation example)", note="tf.gradients inside the objective, run eagerly."),
+    dict(case="045_tfp_lbfgs_value_and_gradient.py", positive=False, family="grad-symbolic-api-eager",
+         line="return tfp.math.value_and_gradient(", src=[gh("tensorflow/probability", 624)],
+         title="LBFGS documentation example error in TensorFlow 2.0", kind="github-issue", repo="tensorflow/probability",
+         tf_symptom="none; converges to the minimum", context="TFP L-BFGS optimiser (documentation example)",
+         note="The TF2 form of the example."),
+    dict(case="046_k_gradients_in_lambda_layer.py", positive=True, family="grad-symbolic-api-eager",
+         line="V = tf.keras.layers.Lambda(lambda z: K.gradients(z[0], z[1]), output_shape=[1])([y, x])",
+         src=[gh("tensorflow/tensorflow", 31719)], title="keras.backend.gradients shows error as tf.gradients",
+         kind="github-issue", repo="tensorflow/tensorflow", expect="tf.gradients is not supported when eager execution is enabled",
+         tf_symptom="RuntimeError when the model is called eagerly", context="Keras functional model with a gradient Lambda layer",
+         note="The Lambda runs K.gradients when the model is called on an eager tensor."),
+    # ---- optimizer.minimize given a value instead of a loss function -------------------
+    dict(case="047_regression_minimize_tensor_loss.py", positive=True, family="optimizer-minimize-tensor",
+         line="adam_opt.minimize(fx, [X])", alt=["fx = f_batch_tensorflow(X, C, D)"],
+         src=[gh("tensorflow/tensorflow", 29944)], title="[TF 2.0] tf.keras.optimizers.Adam", kind="github-issue",
+         repo="tensorflow/tensorflow", expect="not callable|tape. is required",
+         tf_symptom="TypeError 'EagerTensor' object is not callable (tf_keras 2.21: ValueError `tape` is required when a `Tensor` loss is passed)",
+         context="least-squares regression with a Keras 2 optimizer", note="minimize() needs a callable (or a tape) in eager mode."),
+    dict(case="048_som_minimize_tensor_loss.py", positive=True, family="optimizer-minimize-tensor",
+         line="optimizer.minimize(loss, self.weightage_vects)", src=[gh("tensorflow/tensorflow", 37933)],
+         title="TypeError: 'tensorflow.python.framework.ops.EagerTensor' object is not callable", kind="github-issue",
+         repo="tensorflow/tensorflow", expect="not callable|tape. is required",
+         tf_symptom="TypeError / ValueError: a Tensor loss without a tape", context="self-organising map class migrated from TF 1.14",
+         note="The loss tensor goes to minimize()."),
+    dict(case="049_minimize_lambda_returns_precomputed.py", positive=True, family="optimizer-minimize-tensor",
+         line="loss = lambda: cost", alt=["train_step = tf.keras.optimizers.Adam(0.5).minimize(loss, var_list=[y_N])"],
+         src=[gh("tensorflow/tensorflow", 42167)], title="ValueError: No gradients provided for any variable",
+         kind="github-issue", repo="tensorflow/tensorflow", expect="No gradients provided",
+         tf_symptom="ValueError: No gradients provided for any variable", context="toy minimisation, Keras 2 optimizer",
+         note="The callable returns a tensor computed before minimize() opened its tape."),
+    dict(case="050_minimize_lambda_computes_loss.py", positive=False, family="optimizer-minimize-tensor",
+         line="loss = lambda: -tf.reduce_mean(", src=[gh("tensorflow/tensorflow", 42167)],
+         title="ValueError: No gradients provided for any variable", kind="github-issue", repo="tensorflow/tensorflow",
+         tf_symptom="none; y_N moves", context="toy minimisation, Keras 2 optimizer", note="The answer's fix."),
+    dict(case="pkg_051_netnmf_sc", positive=True, family="optimizer-minimize-tensor",
+         line="train_step = optimizer.minimize(cost)", src=[gh("raphael-group/netNMF-sc", 3)],
+         title="RuntimeError: `loss` passed to Optimizer.compute_gradients should be a function when eager execution is enabled",
+         kind="github-issue", repo="raphael-group/netNMF-sc", expect="should be a function when eager execution is enabled",
+         tf_symptom="RuntimeError: `loss` passed to Optimizer.compute_gradients should be a function when eager execution is enabled",
+         context="package: NMF class in classes.py (compat.v1 optimizer), entry point main.py",
+         note="TF1 graph-style code: the cost tensor is passed to a tf.compat.v1 optimizer's minimize() in eager TF2."),
+]
+
+
+def _code_lines(text: str) -> list[str]:
+    """The lines of a module with its docstring blanked, so that labels match code only."""
+    lines = text.split("\n")
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return lines
+    body = tree.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        for i in range(body[0].lineno - 1, body[0].end_lineno):
+            lines[i] = ""
+    return lines
+
 
 def _lines_of(case: str) -> list[tuple[str, int | None, list[str]]]:
-    """(path relative to cases/, cell or None, lines) for every file of a case."""
+    """(path relative to cases/, cell or None, code lines) for every file of a case."""
     path = os.path.join(CASES_DIR, case)
     if os.path.isdir(path):
         out = []
         for name in sorted(os.listdir(path)):
             if name.endswith(".py"):
                 with open(os.path.join(path, name), encoding="utf-8") as fh:
-                    out.append((f"{case}/{name}", None, fh.read().split("\n")))
+                    out.append((f"{case}/{name}", None, _code_lines(fh.read())))
         return out
     if case.endswith(".ipynb"):
         with open(path, encoding="utf-8") as fh:
@@ -239,10 +380,10 @@ def _lines_of(case: str) -> list[tuple[str, int | None, list[str]]]:
         for index, cell in enumerate(nb["cells"], start=1):
             src = cell.get("source", "")
             src = "".join(src) if isinstance(src, list) else src
-            out.append((case, index, src.split("\n")))
+            out.append((case, index, _code_lines(src) if cell.get("cell_type") == "code" else src.split("\n")))
         return out
     with open(path, encoding="utf-8") as fh:
-        return [(case, None, fh.read().split("\n"))]
+        return [(case, None, _code_lines(fh.read()))]
 
 
 def locate(case: str, text: str) -> tuple[str, int | None, int]:
