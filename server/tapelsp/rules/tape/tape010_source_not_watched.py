@@ -14,7 +14,7 @@ from ...analysis.gradcalls import (
     watch_calls,
     watch_position,
 )
-from ...analysis.sources import Kind, lookup_for, source_kind
+from ...analysis.values import TENSOR, VARIABLE, Value, is_integer_dtype, values_of
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 _VARIABLE_LISTS = ("trainable_variables", "trainable_weights", "variables", "weights")
@@ -259,44 +259,48 @@ class SourceNotWatched(Rule):
 
     @shares_findings
     def check(self, ctx: Context) -> None:
+        values = values_of(ctx.facts, ctx.targets)
         for call in gradient_calls(ctx.facts):
             if call.entry is None or call.sources is None or call.asks_zeros:
                 continue
-            lookup = lookup_for(ctx.facts, call.flow, ctx.project, ctx.path)
             watch_all = call.binding.option("watch_accessed_variables")
             for element in _elements(call.sources):
                 if isinstance(element, ast.Name):
-                    kind = source_kind(lookup, element, call.node)
-                    if kind is None or kind.integer or kind.kind == "number":
+                    value = values.value(element, call.site.scope)
+                    if is_integer_dtype(value.dtype):
                         continue  # integer sources: TAPE012
-                    problem = _problem(kind, watch_all)
+                    problem = _problem(value, watch_all, call, element.id)
                     if problem is None or watch_position(ctx.facts, call, element.id) is not False:
                         continue
-                    self._report(ctx, call, element, kind, problem)
+                    self._report(ctx, call, element, value, problem)
                 elif _variable_list(element) and watch_all is False and not watch_calls(call) \
                         and not tape_escapes(call):
                     self._report(ctx, call, element, None, "unwatched-list")
 
-    def _report(self, ctx: Context, call: GradCall, element: ast.expr, kind: Kind | None, problem: str) -> None:
+    def _report(self, ctx: Context, call: GradCall, element: ast.expr, value: Value | None, problem: str) -> None:
         text = ast.unparse(element)
         opened = call.entry or call.binding
         related = [ctx.related(tape_item_range_node(opened), f"the tape `{call.name}`")]
         made = ""
-        if kind is not None and kind.node is not None and kind.remote is None:
-            related.append(ctx.related(kind.node, f"`{text}` is made here"))
-            made = f" on {ctx.where(kind.node)}"
-        elif kind is not None and kind.remote is not None:
-            made = f" in {kind.remote}"
+        origin = value.origin if value is not None else None
+        if value is not None and value.remote is not None:
+            made = f" in {value.remote}"
+        elif origin is not None and hasattr(origin, "lineno"):
+            related.append(ctx.related(origin, f"`{text}` is made here"))
+            made = f" on {ctx.where(origin)}"
         fix = f"Call `{call.name}.watch({text})` at the start of the `with` block, before `{text}` is used."
         if problem == "constant":
             why = (f"`{text}` is a plain tensor (made{made}), not a variable, and `{call.name}` never watches it: "
                    "a tape watches only trainable tf.Variables on its own")
+        elif problem == "computed":
+            why = (f"`{text}` is a tensor computed before the tape `{call.name}` opened (made{made}), not a variable, "
+                   f"and `{call.name}` never watches it: a tape watches only trainable tf.Variables on its own")
         elif problem == "non-trainable":
             why = (f"`{text}` is a tf.Variable created with trainable=False{made}: tapes do not watch "
                    "non-trainable variables on their own")
             fix += " Or make the variable trainable."
-            if kind is not None and kind.detail is not None and kind.remote is None:
-                related.append(ctx.related(kind.detail, "trainable=False"))
+            if value is not None and value.detail is not None and value.remote is None:
+                related.append(ctx.related(value.detail, "trainable=False"))
         else:
             why = (f"`{call.name}` is opened with watch_accessed_variables=False on {ctx.where(opened.node)} and "
                    f"never watches `{text}`")
@@ -344,15 +348,24 @@ def _watch_offer(ctx: Context, call: GradCall, element: ast.expr):
     return build
 
 
-def _problem(kind: Kind, watch_all: bool | None) -> str | None:
-    if kind.kind == "constant":
-        return "constant"
-    if kind.kind == "variable":
-        if not kind.trainable:
+def _problem(value: Value, watch_all: bool | None, call: GradCall, name: str) -> str | None:
+    """Why the tape does not watch the source `name`, or None when it may."""
+    if value.is_(VARIABLE):
+        if value.trainable is False:
             return "non-trainable"
-        if watch_all is False:
+        if watch_all is False and value.trainable is True:
             return "unwatched-variable"
-    return None
+        return None
+    if not value.is_(TENSOR):
+        return None
+    # A tensor is watched only through `watch`; but one the tape computed from what it
+    # watches is recorded, and its gradient exists. Made before the block (or passed in),
+    # or made inside it from plain data: the tape has nothing for it.
+    defs = call.flow.reaching(name, call.node)
+    entry = call.entry
+    if any(d.recorded_by(entry) for d in defs):
+        return "constant" if value.data else None
+    return "constant" if value.data else "computed"
 
 
 def _elements(sources: ast.expr) -> list[ast.expr]:

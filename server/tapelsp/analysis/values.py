@@ -1,0 +1,1587 @@
+"""The value model: what a name or expression holds at a point of the code.
+
+Every rule asks the same questions: is this a Python number, NumPy data, a tf.Tensor (of
+which dtype, eager or symbolic), a trainable tf.Variable, a Keras model, a tape, a
+tf.function, a dataset? Where was it made? `ValueModel.value(expr, scope)` answers them
+for all rules, from the facts of one file and what the library table
+(`library.tsv`, read through `library.py`) says functions return.
+
+A `Value` has a `kind` and a confidence: `certain` when every way the code can reach the
+expression gives that kind, else maybe (`certain=False`); the kind `unknown` means the
+code does not say, and rules stay silent on it. Values also carry, where the code makes
+them plain, the dtype, whether a tensor is symbolic (made while a tf.function traces),
+whether a variable is trainable, whether a tensor was made from plain data (Python
+numbers, NumPy arrays) rather than computed from other tensors, the elements of a
+container, and the expression that made the value (`origin`), for messages.
+
+How it works:
+- names are looked up through the def-use layer (`facts.dataflow`): the definitions that
+  reach the use, joined; names of enclosing functions and of the module are joined over
+  all their definitions (their value when the function runs is not known better);
+- a parameter's value is what every call of its function in this file passes (joined),
+  unless the code says more: `self`, an `input_signature`, an annotation, a function
+  traced by `tf.map_fn` / `Dataset.map` (tensors), Keras `call` / `train_step` (tensors);
+- calls of user functions give the join of their `return`s; instances of user classes
+  carry their class, and `self.attr` is the join of the class's assignments to it;
+- library calls and methods of library values follow their row in the table.
+
+Everything is computed on demand and memoised per file: `values_of(facts, targets)`.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from bisect import bisect_right
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable
+
+from ..facts.dataflow import Def, Flow, flow_of
+from ..facts.model import Facts, Scope
+from ..facts.names import dotted
+from . import library
+from .library import Api
+
+# --- kinds -----------------------------------------------------------------------------------
+
+UNKNOWN = "unknown"
+NUMBER, STR, NONE = "number", "str", "none"
+LIST, TUPLE, DICT = "list", "tuple", "dict"
+NDARRAY, NP_SCALAR = "ndarray", "np_scalar"
+TENSOR, VARIABLE, TFP_VARIABLE = "tensor", "variable", "tfp_variable"
+MODEL, LAYER, OPTIMIZER, LOSS, METRIC, MODULE = "model", "layer", "optimizer", "loss", "metric", "module"
+TAPE, TF_FUNCTION, DATASET, ITERATOR = "tape", "tf_function", "dataset", "iterator"
+DISTRIBUTION, BIJECTOR = "distribution", "bijector"
+SHAPE, DTYPE, GENERATOR, SCHEDULE, INITIALIZER, OBJECT = "shape", "dtype", "generator", "schedule", "initializer", "object"
+# Plain user objects, and what the code refers to rather than computes:
+INSTANCE = "instance"      # an instance of a class defined in this file (ref: the ClassDef)
+FUNCTION = "function"      # a def or lambda of this file (ref: the node)
+CLASS = "class"            # a class of this file (ref: the ClassDef)
+LIBRARY = "library"        # a library module, function or class (ref: its canonical name)
+METHOD = "method"          # a method bound to a value (ref: the receiver Value; attr: the name)
+BUILTIN = "builtin"        # a Python builtin function (ref: its name)
+
+TF_VALUES = frozenset({TENSOR, VARIABLE, TFP_VARIABLE})
+NUMPY_VALUES = frozenset({NDARRAY, NP_SCALAR})
+KERAS_OBJECTS = frozenset({MODEL, LAYER, OPTIMIZER, LOSS, METRIC})
+CONTAINERS = frozenset({LIST, TUPLE, DICT})
+# Kinds whose `ref` may be a user ClassDef (an instance of a user subclass).
+_OBJECT_KINDS = frozenset({INSTANCE, MODEL, LAYER, MODULE})
+
+INT_DTYPES = frozenset(f"{p}int{b}" for p in ("", "u") for b in (8, 16, 32, 64))
+FLOAT_DTYPES = frozenset({"float16", "float32", "float64", "bfloat16"})
+COMPLEX_DTYPES = frozenset({"complex64", "complex128"})
+_DTYPE_ALIASES = {"half": "float16", "double": "float64", "float_": "float64", "bool_": "bool",
+                  "int_": "int64", "intc": "int32", "single": "float32"}
+
+
+def is_integer_dtype(dtype: str | None) -> bool:
+    return dtype in INT_DTYPES
+
+
+def is_float_dtype(dtype: str | None) -> bool:
+    return dtype in FLOAT_DTYPES or dtype in COMPLEX_DTYPES
+
+
+@dataclass(frozen=True, eq=False)
+class Value:
+    kind: str = UNKNOWN
+    certain: bool = False
+    dtype: str | None = None
+    symbolic: bool | None = None     # tensors: made while a tf.function traces
+    trainable: bool | None = None    # variables
+    data: bool = False               # tensors: made from plain data, not computed from tensors
+    origin: ast.AST | None = None    # the expression that made it
+    ref: Any = None                  # see the kinds above
+    attr: str | None = None          # methods: the method's name
+    items: tuple["Value", ...] | None = None  # tuples and lists written out: their elements
+    item: "Value | None" = None      # containers, iterators, datasets: what one element holds
+    remote: str | None = None        # where `origin` is when it is in another file
+    detail: ast.AST | None = None    # the keyword that decided (`trainable=False`, `dtype=...`)
+
+    @property
+    def known(self) -> bool:
+        return self.kind != UNKNOWN
+
+    @property
+    def confidence(self) -> str:
+        if self.kind == UNKNOWN:
+            return "unknown"
+        return "certain" if self.certain else "maybe"
+
+    def is_(self, *kinds: str) -> bool:
+        """Certainly one of `kinds`."""
+        return self.certain and self.kind in kinds
+
+    def may_be(self, *kinds: str) -> bool:
+        return self.kind in kinds
+
+    @property
+    def tf_value(self) -> bool:
+        return self.certain and self.kind in TF_VALUES
+
+    @property
+    def user_class(self) -> ast.ClassDef | None:
+        return self.ref if self.kind in _OBJECT_KINDS and isinstance(self.ref, ast.ClassDef) else None
+
+    def maybe(self) -> "Value":
+        return replace(self, certain=False) if self.certain else self
+
+
+UNKNOWN_VALUE = Value()
+
+
+def _certain(kind: str, **fields) -> Value:
+    return Value(kind, True, **fields)
+
+
+def join(values: Iterable[Value]) -> Value:
+    """One value for several ways of reaching an expression: the common kind (certain when
+    every way is certain), a maybe when some ways are unknown or None, else unknown."""
+    found = list(values)
+    if not found:
+        return UNKNOWN_VALUE
+    known = [v for v in found if v.kind != UNKNOWN]
+    if not known:
+        return UNKNOWN_VALUE
+    kinds = {v.kind for v in known}
+    partial = len(known) < len(found)
+    if len(kinds) > 1:
+        if NONE in kinds and len(kinds) == 2:
+            known = [v for v in known if v.kind != NONE]
+            partial = True
+        elif kinds <= {TENSOR, VARIABLE}:
+            # A tensor or a variable: both are TensorFlow values of this dtype.
+            known = [replace(v, kind=TENSOR, trainable=None) for v in known]
+            partial = True
+        else:
+            return UNKNOWN_VALUE
+    first = known[0]
+    if len(known) == 1 and not partial:
+        return first
+    same = lambda name: all(getattr(v, name) == getattr(first, name) for v in known)  # noqa: E731
+    refs_same = all(v.ref is first.ref or v.ref == first.ref for v in known)
+    return Value(
+        kind=first.kind,
+        certain=not partial and all(v.certain for v in known),
+        dtype=first.dtype if same("dtype") else None,
+        symbolic=first.symbolic if same("symbolic") else None,
+        trainable=first.trainable if same("trainable") else None,
+        data=all(v.data for v in known),
+        origin=first.origin if all(v.origin is first.origin for v in known) else (
+            first.origin if len({id(v.origin) for v in known}) == 1 else None),
+        ref=first.ref if refs_same else None,
+        attr=first.attr if same("attr") else None,
+        items=first.items if all(v.items is first.items for v in known) else None,
+        item=join([v.item for v in known if v.item is not None]) if any(v.item is not None for v in known) else None,
+        remote=first.remote if same("remote") else None,
+    )
+
+
+# --- dtypes --------------------------------------------------------------------------------------
+
+def dtype_name(text: str | None) -> str | None:
+    if text is None:
+        return None
+    text = _DTYPE_ALIASES.get(text, text)
+    if text in INT_DTYPES or text in FLOAT_DTYPES or text in COMPLEX_DTYPES or text in ("bool", "string"):
+        return text
+    return None
+
+
+def _python_dtype(value: Value, numpy: bool) -> str | None:
+    """The dtype TensorFlow (or NumPy) gives a Python number of this value."""
+    if value.kind != NUMBER:
+        return None
+    return {"float": "float64" if numpy else "float32", "int": "int64" if numpy else "int32",
+            "bool": "bool", "complex": "complex128" if numpy else "complex128"}.get(value.dtype or "")
+
+
+def _promote_numpy(a: str | None, b: str | None) -> str | None:
+    """NumPy's promotion of two array dtypes (enough of it for the common cases)."""
+    if a is None or b is None:
+        return None
+    if a == b:
+        return a
+    order = ["bool", "uint8", "int8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+             "float16", "float32", "float64", "complex64", "complex128"]
+    if a not in order or b not in order:
+        return None
+    if is_float_dtype(a) != is_float_dtype(b):
+        # an integer array with a float array: the float, widened to hold the integers
+        floating = a if is_float_dtype(a) else b
+        integer = b if floating == a else a
+        if floating == "float16" and integer not in ("bool", "uint8", "int8"):
+            return "float32" if integer in ("int16", "uint16") else "float64"
+        if floating == "float32" and integer in ("int32", "uint32", "int64", "uint64"):
+            return "float64"
+        return floating
+    return order[max(order.index(a), order.index(b))]
+
+
+# --- the model -------------------------------------------------------------------------------
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+_FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+# Keras methods whose tensor parameters TensorFlow traces (Keras wraps them in a tf.function).
+_KERAS_STEP_METHODS = frozenset({"train_step", "test_step", "predict_step"})
+_KERAS_CALL_METHODS = frozenset({"call"})
+_BASE_KINDS = {
+    "keras.Model": MODEL, "keras.models.Model": MODEL, "keras.Sequential": MODEL,
+    "keras.models.Sequential": MODEL, "keras.layers.Layer": LAYER, "keras.Layer": LAYER,
+    "tensorflow.Module": MODULE, "keras.optimizers.Optimizer": OPTIMIZER,
+    "keras.losses.Loss": LOSS, "keras.metrics.Metric": METRIC,
+}
+_MAX_CALL_DEPTH = 24
+# Functions that hand back a tensor given one, and make a tensor from plain data.
+_CONVERTERS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tensor", "tensorflow.identity",
+                         "keras.ops.convert_to_tensor"})
+
+
+class ValueModel:
+    """Values of one file's expressions. Build with `values_of(facts, targets)`."""
+
+    def __init__(self, facts: Facts, targets: Any = None) -> None:
+        self.facts = facts
+        self.targets = targets
+        self._memo: dict[tuple[int, int], Value] = {}
+        self._active: set[tuple] = set()
+        self._params: dict[tuple[int, str], Value] = {}
+        self._returns: dict[int, Value] = {}
+        self._attrs: dict[tuple[int, str], Value] = {}
+        self._callers: dict[int, list[tuple[ast.Call, Scope, bool]]] = {}
+        self._combinators: dict[int, bool] = {}
+        self._scope_starts: list[tuple[int, int]] | None = None
+        self._scope_list: list[Scope] = []
+        self._traced: dict[int, bool | None] | None = None
+        self._depth = 0
+        self._graph_mode = facts.has_mode("disable_eager_execution", "disable_v2_behavior", "session",
+                                          "placeholder") or facts.imports.v1_imported
+        self._module_defs: dict[str, list[Def]] | None = None
+
+    # --- scopes --------------------------------------------------------------------------
+
+    def scope_at(self, node: ast.AST) -> Scope:
+        """The innermost scope (module, class, def, lambda) whose code holds `node`."""
+        if self._scope_starts is None:
+            scopes = [s for s in self.facts.scopes if s.kind != "module" and hasattr(s.node, "lineno")]
+            scopes.sort(key=lambda s: (s.node.lineno, s.node.col_offset))
+            self._scope_list = scopes
+            self._scope_starts = [(s.node.lineno, s.node.col_offset) for s in scopes]
+        where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        index = bisect_right(self._scope_starts, where) - 1
+        scope: Scope | None = self._scope_list[index] if index >= 0 else None
+        while scope is not None and scope.kind != "module":
+            if scope.node is not node and _contains(scope.node, node):
+                return _body_scope(scope, node)
+            scope = scope.parent
+        return self.facts.module
+
+    # --- entry points ------------------------------------------------------------------------
+
+    def value(self, expr: ast.AST | None, scope: Scope | None = None) -> Value:
+        """What `expr` holds where it is written (its scope found when not given)."""
+        if expr is None:
+            return UNKNOWN_VALUE
+        if scope is None:
+            scope = self.scope_at(expr)
+        key = (id(expr), id(scope))
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        if key in self._active or self._depth > _MAX_CALL_DEPTH:
+            return UNKNOWN_VALUE
+        self._active.add(key)
+        self._depth += 1
+        try:
+            result = self._eval(expr, scope)
+        except RecursionError:
+            result = UNKNOWN_VALUE
+        finally:
+            self._depth -= 1
+            self._active.discard(key)
+        self._memo[key] = result
+        return result
+
+    def name(self, name: str, scope: Scope, at: ast.AST) -> Value:
+        """What the name (or dotted `self.attr`) holds at `at` in `scope`."""
+        key = ("name", name, id(scope), id(at))
+        if key in self._active:
+            return UNKNOWN_VALUE
+        self._active.add(key)
+        try:
+            return self._name(name, scope, at)
+        finally:
+            self._active.discard(key)
+
+    def definition(self, d: Def, name: str, scope: Scope) -> Value:
+        """The value one definition gives `name`."""
+        key = ("def", id(d), name)
+        if key in self._active:
+            return UNKNOWN_VALUE
+        self._active.add(key)
+        try:
+            return self._definition(d, name, scope)
+        finally:
+            self._active.discard(key)
+
+    # --- expressions ----------------------------------------------------------------------------
+
+    def _eval(self, node: ast.AST, scope: Scope) -> Value:
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            return UNKNOWN_VALUE
+        return method(node, scope)
+
+    def _Constant(self, node: ast.Constant, scope: Scope) -> Value:
+        value = node.value
+        if isinstance(value, bool):
+            return _certain(NUMBER, dtype="bool", origin=node)
+        if isinstance(value, int):
+            return _certain(NUMBER, dtype="int", origin=node)
+        if isinstance(value, float):
+            return _certain(NUMBER, dtype="float", origin=node)
+        if isinstance(value, complex):
+            return _certain(NUMBER, dtype="complex", origin=node)
+        if isinstance(value, (str, bytes)):
+            return _certain(STR, origin=node)
+        if value is None:
+            return _certain(NONE, origin=node)
+        return _certain(OBJECT, origin=node)
+
+    def _JoinedStr(self, node, scope):
+        return _certain(STR, origin=node)
+
+    def _Name(self, node: ast.Name, scope: Scope) -> Value:
+        return self.name(node.id, scope, node)
+
+    def _NamedExpr(self, node, scope):
+        return self.value(node.value, scope)
+
+    def _Starred(self, node, scope):
+        return self.value(node.value, scope)
+
+    def _Await(self, node, scope):
+        return UNKNOWN_VALUE
+
+    def _Lambda(self, node, scope):
+        return _certain(FUNCTION, ref=node, origin=node)
+
+    def _Tuple(self, node, scope):
+        items = tuple(self.value(e, scope) for e in node.elts)
+        kind = TUPLE if isinstance(node, ast.Tuple) else LIST
+        starred = any(isinstance(e, ast.Starred) for e in node.elts)
+        return _certain(kind, origin=node, items=None if starred else items,
+                        item=join(items) if items else None)
+
+    _List = _Tuple
+
+    def _Set(self, node, scope):
+        return _certain(OBJECT, origin=node)
+
+    def _Dict(self, node, scope):
+        values = [self.value(v, scope) for v in node.values if v is not None]
+        return _certain(DICT, origin=node, item=join(values) if values else None)
+
+    def _ListComp(self, node, scope):
+        element = self._comprehension_element(node, node.elt, scope)
+        kind = {ast.ListComp: LIST, ast.SetComp: OBJECT, ast.GeneratorExp: ITERATOR}[type(node)]
+        return _certain(kind, origin=node, item=element)
+
+    _SetComp = _ListComp
+    _GeneratorExp = _ListComp
+
+    def _DictComp(self, node, scope):
+        return _certain(DICT, origin=node, item=self._comprehension_element(node, node.value, scope))
+
+    def _comprehension_element(self, node, element: ast.expr, scope: Scope) -> Value:
+        # The comprehension's own variables are unknown (not followed); others resolve as usual.
+        own = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        if any(isinstance(n, ast.Name) and n.id in own for n in ast.walk(element)):
+            if isinstance(element, ast.Name) and len(node.generators) == 1:
+                return self.element_of(self.value(node.generators[0].iter, scope))
+            return self._shallow_kind(element, scope)
+        return self.value(element, scope)
+
+    def _shallow_kind(self, expr: ast.expr, scope: Scope) -> Value:
+        """The kind of an expression over names we do not follow, when its outermost call says."""
+        if isinstance(expr, ast.Call):
+            func = self.value(expr.func, scope)
+            if func.kind == LIBRARY:
+                api = library.api(func.ref)
+                if api is not None and api.kind in (TENSOR, NDARRAY, NUMBER, VARIABLE):
+                    return Value(api.kind, True, origin=expr)
+        return UNKNOWN_VALUE
+
+    def _IfExp(self, node, scope):
+        return join([self.value(node.body, scope), self.value(node.orelse, scope)])
+
+    def _BoolOp(self, node, scope):
+        return join([self.value(v, scope) for v in node.values])
+
+    def _UnaryOp(self, node, scope):
+        operand = self.value(node.operand, scope)
+        if isinstance(node.op, ast.Not):
+            return _certain(NUMBER, dtype="bool", origin=node) if operand.kind not in TF_VALUES | NUMPY_VALUES \
+                else Value(NUMBER, False, dtype="bool", origin=node)
+        if operand.kind == VARIABLE:
+            return replace(operand, kind=TENSOR, trainable=None, origin=node, data=False)
+        if operand.kind in (NUMBER, TENSOR, NDARRAY, NP_SCALAR):
+            dtype = operand.dtype
+            if operand.kind == NUMBER and dtype == "bool":
+                dtype = "int"
+            return replace(operand, origin=node, dtype=dtype)
+        return UNKNOWN_VALUE
+
+    def _BinOp(self, node, scope):
+        return self.binary(node.op, self.value(node.left, scope), self.value(node.right, scope), node, scope)
+
+    def binary(self, op: ast.operator, left: Value, right: Value, node: ast.AST, scope: Scope) -> Value:
+        kinds = {left.kind, right.kind}
+        certain = left.certain and right.certain
+        if kinds & TF_VALUES:
+            tf_side = [v for v in (left, right) if v.kind in TF_VALUES]
+            other = [v for v in (left, right) if v.kind not in TF_VALUES]
+            if other and other[0].kind not in (NUMBER, NDARRAY, NP_SCALAR, LIST, TUPLE, TENSOR):
+                return UNKNOWN_VALUE
+            dtypes = {v.dtype for v in tf_side}
+            dtype = dtypes.pop() if len(dtypes) == 1 else None
+            if isinstance(op, ast.Div) and is_integer_dtype(dtype):
+                dtype = "float64"
+            symbolic = True if any(v.symbolic for v in tf_side) else (
+                False if all(v.symbolic is False for v in tf_side) else None)
+            return Value(TENSOR, certain, dtype=dtype, symbolic=symbolic, origin=node,
+                         data=all(v.data for v in tf_side) and all(v.kind != VARIABLE for v in (left, right))
+                         and all(v.data or v.kind in (NUMBER, NDARRAY, NP_SCALAR) for v in (left, right)))
+        if kinds & NUMPY_VALUES:
+            if not kinds <= (NUMPY_VALUES | {NUMBER}):
+                return UNKNOWN_VALUE
+            kind = NDARRAY if NDARRAY in kinds else NP_SCALAR
+            arrays = [v for v in (left, right) if v.kind in NUMPY_VALUES]
+            numbers = [v for v in (left, right) if v.kind == NUMBER]
+            dtype = arrays[0].dtype if len(arrays) == 1 else _promote_numpy(arrays[0].dtype, arrays[1].dtype)
+            if numbers and dtype is not None and numbers[0].dtype == "float" and is_integer_dtype(dtype):
+                dtype = "float64"
+            if isinstance(op, ast.Div) and (is_integer_dtype(dtype) or dtype == "bool"):
+                dtype = "float64"
+            return Value(kind, certain, dtype=dtype, origin=node)
+        if kinds == {NUMBER}:
+            dtypes = {left.dtype, right.dtype}
+            if None in dtypes:
+                dtype = None
+            elif "complex" in dtypes:
+                dtype = "complex"
+            elif "float" in dtypes or isinstance(op, ast.Div):
+                dtype = "float"
+            else:
+                dtype = "int"
+            return Value(NUMBER, certain, dtype=dtype, origin=node)
+        if kinds == {STR} or (STR in kinds and isinstance(op, ast.Mod)):
+            return Value(STR, certain, origin=node)
+        if left.kind in (LIST, TUPLE) and (right.kind == left.kind or right.kind == NUMBER):
+            return Value(left.kind, certain, origin=node, item=join([left.item or UNKNOWN_VALUE,
+                                                                    right.item or UNKNOWN_VALUE])
+                         if right.kind == left.kind else left.item)
+        return UNKNOWN_VALUE
+
+    def _Compare(self, node, scope):
+        if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+            return _certain(NUMBER, dtype="bool", origin=node)
+        operands = [self.value(e, scope) for e in (node.left, *node.comparators)]
+        if len(node.ops) == 1 and any(v.kind in TF_VALUES for v in operands):
+            symbolic = True if any(v.symbolic for v in operands) else None
+            return Value(TENSOR, all(v.certain for v in operands), dtype="bool", symbolic=symbolic, origin=node)
+        if len(node.ops) == 1 and any(v.kind == NDARRAY for v in operands):
+            return Value(NDARRAY, all(v.certain for v in operands), dtype="bool", origin=node)
+        if all(v.kind in (NUMBER, STR, NONE) for v in operands):
+            return _certain(NUMBER, dtype="bool", origin=node)
+        return UNKNOWN_VALUE
+
+    def _Subscript(self, node, scope):
+        base = self.value(node.value, scope)
+        if base.kind in (TENSOR, VARIABLE, TFP_VARIABLE):
+            return replace(base, kind=TENSOR, trainable=None, origin=node, items=None, item=None,
+                           data=base.data and base.kind == TENSOR)
+        if base.kind in NUMPY_VALUES:
+            return replace(base, kind=NDARRAY, origin=node)
+        if base.kind in (LIST, TUPLE):
+            index = node.slice
+            if isinstance(index, ast.Slice):
+                return Value(base.kind, base.certain, origin=node, item=base.item)
+            if base.items is not None and isinstance(index, ast.Constant) and isinstance(index.value, int) \
+                    and -len(base.items) <= index.value < len(base.items):
+                return base.items[index.value]
+            return base.item if base.item is not None else UNKNOWN_VALUE
+        if base.kind == DICT:
+            return base.item.maybe() if base.item is not None else UNKNOWN_VALUE
+        if base.kind == SHAPE:
+            return Value(NUMBER, False, dtype="int", origin=node)
+        if base.kind == STR:
+            return _certain(STR, origin=node)
+        if base.kind == NONE:
+            return UNKNOWN_VALUE
+        return UNKNOWN_VALUE
+
+    def _Attribute(self, node: ast.Attribute, scope: Scope) -> Value:
+        qualname = self.facts.imports.resolve(node)
+        if qualname is not None and self._refers_to_library(node, scope):
+            api = library.api(qualname)
+            if api is not None and api.attribute:
+                return self.apply(api, None, scope, node, None)
+            return _certain(LIBRARY, ref=qualname, origin=node)
+        name = dotted(node)
+        if name is not None and "." in name:
+            flow = self._flow(scope)
+            if flow is not None and flow.reaching(name, node):
+                return self.name(name, scope, node)
+        base = self.value(node.value, scope)
+        return self.attribute(base, node.attr, node, scope)
+
+    def _refers_to_library(self, node: ast.Attribute, scope: Scope) -> bool:
+        """`tf.reduce_sum` names the library when `tf` is not rebound locally."""
+        head = node
+        while isinstance(head, ast.Attribute):
+            head = head.value  # type: ignore[assignment]
+        if not isinstance(head, ast.Name):
+            return False
+        flow = self._flow(scope)
+        if flow is not None and flow.definitions(head.id) and not all(
+                d.kind == "import" for d in flow.definitions(head.id)):
+            return False
+        return True
+
+    def attribute(self, base: Value, attr: str, node: ast.AST, scope: Scope) -> Value:
+        """`base.attr`: an attribute of a value, or a method bound to it."""
+        if base.kind == LIBRARY:
+            qualname = f"{base.ref}.{attr}"
+            api = library.api(qualname)
+            if api is not None and api.attribute:
+                return self.apply(api, None, scope, node, None)
+            return _certain(LIBRARY, ref=qualname, origin=node)
+        cls = base.user_class
+        if cls is not None:
+            found = self.instance_attribute(cls, attr)
+            if found.known:
+                return found
+        if base.kind == UNKNOWN:
+            return UNKNOWN_VALUE
+        kind = base.kind
+        api = library.method(kind, attr) or (library.method(LAYER, attr) if kind == MODEL else None) \
+            or (library.method(TENSOR, attr) if kind == VARIABLE else None)
+        if api is not None:
+            if api.attribute:
+                return self.apply(api, None, scope, node, base)
+            return Value(METHOD, base.certain, ref=base, attr=attr, origin=node)
+        if cls is not None or kind in (TENSOR, VARIABLE, NDARRAY, NP_SCALAR, DATASET, TAPE, OPTIMIZER):
+            return Value(METHOD, False, ref=base, attr=attr, origin=node) if cls is not None \
+                else UNKNOWN_VALUE
+        return UNKNOWN_VALUE
+
+    # --- calls -----------------------------------------------------------------------------------
+
+    def _Call(self, node: ast.Call, scope: Scope) -> Value:
+        func = self.value(node.func, scope)
+        return self.call(func, node, scope)
+
+    def call(self, func: Value, node: ast.Call, scope: Scope) -> Value:
+        kind = func.kind
+        if kind == LIBRARY:
+            return self._library_call(func.ref, node, scope)
+        if kind == BUILTIN:
+            return self._builtin_call(func.ref, node, scope)
+        if kind == METHOD:
+            return self._method_call(func, node, scope)
+        if kind == FUNCTION:
+            result = self.returns(func.ref)
+            return result
+        if kind == CLASS:
+            return self.instance(func.ref, node)
+        if kind == TF_FUNCTION:
+            target = func.ref
+            if isinstance(target, Value) and target.kind == FUNCTION:
+                result = self.returns(target.ref)
+                if result.kind in TF_VALUES:
+                    return replace(result, symbolic=self.traced(scope), origin=node)
+                if result.kind in (TUPLE, LIST, DICT):
+                    return result
+                return result if result.kind in (NUMBER, STR, NONE) else UNKNOWN_VALUE
+            return UNKNOWN_VALUE
+        if kind in (MODEL, LAYER, MODULE, INSTANCE):
+            cls = func.user_class
+            if cls is not None:
+                for method_name in (("call", "__call__") if kind in (MODEL, LAYER) else ("__call__",)):
+                    method = _class_method(self.facts, cls, method_name)
+                    if method is not None:
+                        result = self.returns(method)
+                        if kind in (MODEL, LAYER) and result.kind in TF_VALUES:
+                            return Value(TENSOR, result.certain, dtype=result.dtype, symbolic=self.traced(scope),
+                                         origin=node)
+                        return result
+            if kind in (MODEL, LAYER):
+                return Value(TENSOR, True, symbolic=self.traced(scope), origin=node)
+            return UNKNOWN_VALUE
+        if kind == LOSS:
+            return Value(TENSOR, True, dtype="float32", symbolic=self.traced(scope), origin=node)
+        if kind == METRIC:
+            return Value(TENSOR, True, dtype="float32", origin=node)
+        if kind == SCHEDULE:
+            return Value(TENSOR, False, dtype="float32", origin=node)
+        if kind == INITIALIZER:
+            return Value(TENSOR, True, dtype=_dtype_keyword(self, node, "dtype", 1, scope) or "float32",
+                         symbolic=self.traced(scope), origin=node, data=True)
+        if kind == DISTRIBUTION:
+            return UNKNOWN_VALUE
+        return UNKNOWN_VALUE
+
+    def _library_call(self, qualname: str, node: ast.Call, scope: Scope) -> Value:
+        if qualname == "tensorflow.function":
+            return self._tf_function_call(node, scope)
+        api = library.api(qualname)
+        if api is None:
+            if qualname.startswith("builtins."):
+                return self._builtin_call(qualname[len("builtins."):], node, scope)
+            return UNKNOWN_VALUE
+        return self.apply(api, node, scope, node, None)
+
+    def _tf_function_call(self, node: ast.Call, scope: Scope) -> Value:
+        target = self.value(node.args[0], scope) if node.args else None
+        if target is None:
+            keyword = _keyword(node, "func")
+            target = self.value(keyword, scope) if keyword is not None else None
+        if target is None:
+            return _certain(LIBRARY, ref="tensorflow.function", origin=node)  # `tf.function(...)` decorator factory
+        return _certain(TF_FUNCTION, ref=target, origin=node)
+
+    def _method_call(self, func: Value, node: ast.Call, scope: Scope) -> Value:
+        receiver: Value = func.ref
+        attr = func.attr or ""
+        cls = receiver.user_class
+        if cls is not None:
+            method = _class_method(self.facts, cls, attr)
+            if method is not None:
+                return self.returns(method)
+        api = library.method(receiver.kind, attr)
+        if api is None and receiver.kind == MODEL:
+            api = library.method(LAYER, attr)
+        if api is None and receiver.kind == VARIABLE:
+            api = library.method(TENSOR, attr)
+        if api is None:
+            return UNKNOWN_VALUE
+        result = self.apply(api, node, scope, node, receiver)
+        return result if receiver.certain else result.maybe()
+
+    def _builtin_call(self, name: str, node: ast.Call, scope: Scope) -> Value:
+        args = node.args
+        first = self.value(args[0], scope) if args else UNKNOWN_VALUE
+        if name in ("list", "tuple", "sorted"):
+            kind = TUPLE if name == "tuple" else LIST
+            if not args:
+                return _certain(kind, origin=node, items=())
+            element = self.element_of(first)
+            return _certain(kind, origin=node, item=element if element.known else None)
+        if name in ("iter", "reversed"):
+            element = self.element_of(first)
+            return _certain(ITERATOR, origin=node, item=element if element.known else None)
+        if name == "next":
+            element = self.element_of(first)
+            return element
+        if name == "zip":
+            items = tuple(self.element_of(self.value(a, scope)) for a in args)
+            return _certain(ITERATOR, origin=node, item=_certain(TUPLE, items=items))
+        if name == "enumerate":
+            return _certain(ITERATOR, origin=node,
+                            item=_certain(TUPLE, items=(_certain(NUMBER, dtype="int"), self.element_of(first))))
+        if name == "range":
+            return _certain(OBJECT, origin=node, ref="range", item=_certain(NUMBER, dtype="int"))
+        if name in ("abs",):
+            return replace(first, origin=node) if first.kind in (NUMBER, TENSOR, NDARRAY, NP_SCALAR) \
+                else UNKNOWN_VALUE
+        if name in ("min", "max"):
+            if len(args) == 1:
+                return self.element_of(first)
+            return join([self.value(a, scope) for a in args])
+        if name == "sum":
+            element = self.element_of(first)
+            return element if element.kind in (NUMBER, TENSOR) else UNKNOWN_VALUE
+        if name == "round":
+            return _certain(NUMBER, dtype="int" if len(args) < 2 else None, origin=node)
+        if name == "super":
+            return UNKNOWN_VALUE
+        api = library.api(f"builtins.{name}")
+        if api is None:
+            return UNKNOWN_VALUE
+        return self.apply(api, node, scope, node, None)
+
+    def instance(self, cls: ast.ClassDef, node: ast.AST) -> Value:
+        kind = self.class_kind(cls)
+        return _certain(kind, ref=cls, origin=node)
+
+    def class_kind(self, cls: ast.ClassDef) -> str:
+        """model / layer / module / optimizer / loss / metric for subclasses of those, else instance."""
+        seen: set[int] = set()
+        current: ast.ClassDef | None = cls
+        pending = [cls]
+        while pending:
+            current = pending.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            for base in current.bases:
+                qualname = self.facts.imports.resolve(base)
+                if qualname in _BASE_KINDS:
+                    return _BASE_KINDS[qualname]
+                if qualname is not None:
+                    api = library.api(qualname)
+                    if api is not None and api.kind in (MODEL, LAYER, MODULE, OPTIMIZER, LOSS, METRIC):
+                        return api.kind
+                if isinstance(base, ast.Name) and base.id in self.facts.classes:
+                    pending.append(self.facts.classes[base.id])
+        return INSTANCE
+
+    # --- the library table, applied ----------------------------------------------------------------
+
+    def apply(self, api: Api, call: ast.Call | None, scope: Scope, node: ast.AST, receiver: Value | None) -> Value:
+        kind = api.kind
+        if kind == "same":
+            if call is None or not call.args:
+                return UNKNOWN_VALUE
+            return replace(self.value(call.args[0], scope), origin=node)
+        if kind == "element":
+            if call is None or not call.args:
+                return UNKNOWN_VALUE
+            return self.element_of(self.value(call.args[0], scope))
+        if kind == UNKNOWN:
+            return UNKNOWN_VALUE
+        numpy = kind in NUMPY_VALUES
+        dtype = self._dtype_rule(api, call, scope, receiver, numpy) if api.dtype else None
+        if kind == TENSOR:
+            data = api.grad == "const"
+            if api.name in _CONVERTERS and call is not None and call.args:
+                data = self._plain_data(call, scope)
+                inner = self.value(call.args[0], scope)
+                if not data and inner.kind == TENSOR and dtype in (None, inner.dtype):
+                    # An existing tensor handed back as it is (`tf.constant` of an eager tensor too).
+                    return replace(inner, origin=node)
+            symbolic = True if api.name in ("keras.Input", "keras.layers.Input", "tensorflow.placeholder") \
+                else self.traced(scope)
+            return Value(TENSOR, True, dtype=dtype, symbolic=symbolic, origin=node, data=data)
+        if kind == VARIABLE:
+            trainable: bool | None = True
+            detail = None
+            if call is not None:
+                keyword = _keyword(call, "trainable")
+                if keyword is not None:
+                    detail = keyword
+                    trainable = keyword.value if isinstance(keyword, ast.Constant) and \
+                        isinstance(keyword.value, bool) else None
+            if receiver is not None and receiver.kind == VARIABLE and api.has("stateful"):
+                return replace(receiver, origin=node)
+            return Value(VARIABLE, True, dtype=dtype, trainable=trainable, origin=node, detail=detail)
+        if kind in (LIST, TUPLE):
+            element = None
+            if api.dtype and api.dtype[0] == "variable":
+                element = _certain(VARIABLE, trainable=True)
+            elif dtype is not None:
+                element = Value(TENSOR, True, dtype=dtype, symbolic=self.traced(scope))
+            return _certain(kind, origin=node, item=element)
+        if kind == NUMBER:
+            return _certain(NUMBER, dtype=dtype or (api.dtype[0] if api.dtype else None), origin=node)
+        if kind in (MODEL, LAYER, OPTIMIZER, LOSS, METRIC, MODULE, DISTRIBUTION, BIJECTOR, TFP_VARIABLE):
+            return _certain(kind, ref=api.name, origin=node)
+        if kind == DATASET:
+            return _certain(DATASET, origin=node, item=Value(TENSOR, False, symbolic=True))
+        return Value(kind, True, dtype=dtype, origin=node)
+
+    def _dtype_rule(self, api: Api, call: ast.Call | None, scope: Scope, receiver: Value | None,
+                    numpy: bool) -> str | None:
+        for rule in api.dtype:
+            if rule.startswith("kw="):
+                name, _, position = rule[3:].partition("@")
+                if call is None:
+                    continue
+                expr = _keyword(call, name)
+                if expr is None and position and position.lstrip("-").isdigit():
+                    index = int(position)
+                    if 0 <= index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+                        expr = call.args[index]
+                if expr is None:
+                    continue
+                if name in ("logits",):
+                    return self._dtype_of(self.value(expr, scope), numpy)
+                return self.dtype_of_expr(expr, scope, numpy)
+            if rule.startswith("arg@") or rule.startswith("data@") or rule.startswith("items@"):
+                if call is None:
+                    continue
+                index = int(rule.split("@", 1)[1])
+                if index >= len(call.args) or any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+                    continue
+                value = self.value(call.args[index], scope)
+                if rule.startswith("items@"):
+                    value = self.element_of(value)
+                found = self._dtype_of(value, numpy)
+                if found is None and rule.startswith("data@"):
+                    found = self._data_dtype(call.args[index], scope, numpy)
+                if found is not None or value.known:
+                    return found
+                continue
+            if rule == "args":
+                if call is None:
+                    continue
+                for arg in call.args:
+                    value = self.value(arg, scope)
+                    if value.kind in TF_VALUES | NUMPY_VALUES:
+                        return value.dtype
+                continue
+            if rule == "receiver":
+                if receiver is not None and receiver.dtype is not None:
+                    return receiver.dtype
+                continue
+            if rule in ("range", "arange"):
+                if call is None or not call.args:
+                    return None
+                values = [self.value(a, scope) for a in call.args[:3]]
+                if any(v.kind == NUMBER and v.dtype == "float" or is_float_dtype(v.dtype) for v in values):
+                    return "float64" if rule == "arange" else "float32"
+                if all(v.kind in (NUMBER,) and v.dtype in ("int", "bool") for v in values):
+                    return "int64" if rule == "arange" else "int32"
+                if all(v.kind in (NUMBER, TENSOR, NP_SCALAR) and (v.dtype in ("int",) or is_integer_dtype(v.dtype))
+                       for v in values):
+                    tf_ints = [v.dtype for v in values if v.kind == TENSOR]
+                    return tf_ints[0] if tf_ints else ("int64" if rule == "arange" else "int32")
+                return None
+            if rule == "variable":
+                continue
+            named = dtype_name(rule)
+            if named is not None:
+                return named
+            if rule in ("float", "int", "bool", "complex"):
+                return rule
+        return None
+
+    def _dtype_of(self, value: Value, numpy: bool) -> str | None:
+        if value.kind in TF_VALUES | NUMPY_VALUES:
+            return value.dtype
+        if value.kind == NUMBER:
+            return _python_dtype(value, numpy)
+        return None
+
+    def _data_dtype(self, expr: ast.expr, scope: Scope, numpy: bool) -> str | None:
+        """The dtype of Python data written out: nested lists of numbers."""
+        value = self.value(expr, scope)
+        if value.kind in (LIST, TUPLE):
+            element = value.item if value.item is not None else UNKNOWN_VALUE
+            while element.kind in (LIST, TUPLE) and element.item is not None:
+                element = element.item
+            if value.items is not None and isinstance(expr, (ast.List, ast.Tuple)):
+                leaves = _leaf_values(self, expr, scope)
+                if leaves and all(v.kind == NUMBER for v in leaves):
+                    kinds = {v.dtype for v in leaves}
+                    if "float" in kinds:
+                        return "float64" if numpy else "float32"
+                    if kinds == {"bool"}:
+                        return "bool"
+                    if kinds <= {"int", "bool"}:
+                        return "int64" if numpy else "int32"
+                    return None
+                if leaves and all(v.kind in TF_VALUES | NUMPY_VALUES | {NUMBER} for v in leaves):
+                    arrays = [v.dtype for v in leaves if v.kind != NUMBER]
+                    return arrays[0] if arrays and len(set(arrays)) == 1 else None
+            return self._dtype_of(element, numpy)
+        return None
+
+    def dtype_of_expr(self, expr: ast.expr, scope: Scope, numpy: bool = False) -> str | None:
+        """The dtype a `dtype=` argument names: `tf.float32`, `np.uint8`, `"int32"`, `x.dtype`."""
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            text = expr.value
+            if text in ("float", "int"):
+                return ("float64" if numpy else "float32") if text == "float" else ("int64" if numpy else "int32")
+            return dtype_name(text)
+        if isinstance(expr, ast.Name) and expr.id in ("float", "int", "bool") and expr.id in _BUILTIN_NAMES:
+            return {"float": "float64" if numpy else "float32", "int": "int64" if numpy else "int32",
+                    "bool": "bool"}[expr.id]
+        qualname = self.facts.imports.resolve(expr)
+        if qualname is not None and qualname.startswith(("tensorflow.", "numpy.", "keras.")):
+            return dtype_name(qualname.rsplit(".", 1)[-1])
+        if isinstance(expr, ast.Attribute) and expr.attr == "dtype":
+            return self.value(expr.value, scope).dtype
+        value = self.value(expr, scope)
+        if value.kind == DTYPE:
+            return value.dtype
+        return None
+
+    def _plain_data(self, call: ast.Call, scope: Scope) -> bool:
+        """Is the first argument plain data (Python numbers, NumPy arrays), not a tensor?"""
+        if not call.args:
+            return False
+        value = self.value(call.args[0], scope)
+        if value.kind in (NUMBER, NDARRAY, NP_SCALAR) and value.certain:
+            return True
+        if value.kind in (LIST, TUPLE) and value.certain:
+            leaves = _leaf_values(self, call.args[0], scope) if isinstance(call.args[0], (ast.List, ast.Tuple)) \
+                else ([value.item] if value.item is not None else [])
+            return bool(leaves) and all(v.certain and v.kind in (NUMBER, NDARRAY, NP_SCALAR) for v in leaves)
+        return False
+
+    # --- names ------------------------------------------------------------------------------------
+
+    def _flow(self, scope: Scope) -> Flow | None:
+        if scope.kind == "class":
+            return flow_of(self.facts, scope)
+        return flow_of(self.facts, scope)
+
+    def _name(self, name: str, scope: Scope, at: ast.AST) -> Value:
+        flow = self._flow(scope)
+        if flow is not None:
+            defs = flow.reaching(name, at)
+            if defs:
+                return join(self.definition(d, name, scope) for d in defs)
+            if flow.definitions(name) and scope.kind != "class" and name not in scope.globals:
+                if "." not in name:
+                    return UNKNOWN_VALUE
+        if "." in name:
+            head, _, attr = name.rpartition(".")
+            base = self.name(head, scope, at)
+            return self.attribute(base, attr, at, scope)
+        # Enclosing functions, then the module: every definition there.
+        current = scope.parent
+        if name in scope.globals:
+            current = self.facts.module
+        while current is not None:
+            if current.kind == "class":
+                current = current.parent
+                continue
+            defs = flow_of(self.facts, current).definitions(name)
+            if defs:
+                return join(self.definition(d, name, current) for d in defs)
+            current = current.parent
+        if name in self.facts.imports.names:
+            return _certain(LIBRARY, ref=self.facts.imports.resolve(ast.Name(id=name, ctx=ast.Load())))
+        if name in _BUILTIN_NAMES:
+            return _certain(BUILTIN, ref=name)
+        return UNKNOWN_VALUE
+
+    def _definition(self, d: Def, name: str, scope: Scope) -> Value:
+        kind = d.kind
+        stmt = d.stmt
+        if kind == "param":
+            return self.parameter(stmt, name)
+        if kind == "def":
+            if isinstance(stmt, ast.ClassDef):
+                return _certain(CLASS, ref=stmt, origin=stmt)
+            tf_function = self.facts.function_scopes.get(stmt)
+            function = _certain(FUNCTION, ref=stmt, origin=stmt)
+            if tf_function is not None and tf_function.tf_function is not None \
+                    and tf_function.tf_function.kind == "decorator":
+                return _certain(TF_FUNCTION, ref=function, origin=stmt)
+            return function
+        if kind == "import":
+            for alias in getattr(stmt, "names", ()):
+                if (alias.asname or alias.name).split(".")[0] == name:
+                    resolved = self.facts.imports.names.get(name)
+                    if resolved is not None:
+                        from ..facts.names import canonical
+                        return _certain(LIBRARY, ref=canonical(resolved))
+            return UNKNOWN_VALUE
+        if kind == "for":
+            return self.element_of(self.value(d.value, scope))
+        if kind == "with":
+            context = self.value(d.value, scope)
+            if context.kind in (TAPE, OBJECT) or context.kind == UNKNOWN:
+                return context if context.kind == TAPE else UNKNOWN_VALUE
+            return context
+        if kind == "augassign":
+            if isinstance(stmt, ast.AugAssign):
+                old = join(self.definition(o, name, scope) for o in self._flow(scope).reaching(name, stmt)) \
+                    if self._flow(scope) is not None else UNKNOWN_VALUE
+                if old.kind == VARIABLE and isinstance(stmt.op, (ast.Add, ast.Sub)):
+                    # `v -= x` on a tf.Variable calls assign_sub: still the variable
+                    return old if isinstance(stmt.target, ast.Attribute) is False else old
+                return self.binary(stmt.op, old, self.value(stmt.value, scope), stmt, scope)
+            # `x[i] = v`: x keeps its kind
+            flow = self._flow(scope)
+            if flow is None:
+                return UNKNOWN_VALUE
+            earlier = [o for o in flow.reaching(name, stmt) if o is not d]
+            return join(self.definition(o, name, scope) for o in earlier) if earlier else UNKNOWN_VALUE
+        if kind == "assign":
+            value = d.value
+            if value is None:
+                return UNKNOWN_VALUE
+            path = _target_path(stmt, name)
+            result = self.value(value, scope)
+            if path is None:
+                return UNKNOWN_VALUE
+            for index in path:
+                result = self._unpack(result, index)
+            return result
+        return UNKNOWN_VALUE
+
+    def _unpack(self, value: Value, index: int | None) -> Value:
+        if index is None:  # a starred target
+            return _certain(LIST, item=self.element_of(value)) if value.known else UNKNOWN_VALUE
+        if value.kind in (TUPLE, LIST):
+            if value.items is not None and 0 <= index < len(value.items):
+                return value.items[index]
+            return value.item if value.item is not None else UNKNOWN_VALUE
+        return self.element_of(value)
+
+    def element_of(self, value: Value) -> Value:
+        """What iterating over (or unpacking) `value` gives one element of."""
+        kind = value.kind
+        if kind in (LIST, TUPLE, ITERATOR, DICT, OBJECT, DATASET):
+            if value.item is not None:
+                return value.item if value.certain else value.item.maybe()
+            if value.items:
+                return join(value.items)
+            return UNKNOWN_VALUE
+        if kind in (TENSOR, VARIABLE):
+            return Value(TENSOR, value.certain, dtype=value.dtype, symbolic=value.symbolic, data=value.data)
+        if kind == NDARRAY:
+            return Value(NDARRAY, False, dtype=value.dtype)
+        if kind == STR:
+            return value
+        if kind == SHAPE:
+            return Value(NUMBER, False, dtype="int")
+        return UNKNOWN_VALUE
+
+    # --- functions ------------------------------------------------------------------------------
+
+    def returns(self, function: ast.AST) -> Value:
+        """The join of what a def (or lambda) of this file returns."""
+        key = id(function)
+        if key in self._returns:
+            return self._returns[key]
+        guard = ("returns", key)
+        if guard in self._active:
+            return UNKNOWN_VALUE
+        self._active.add(guard)
+        try:
+            result = self._returns_uncached(function)
+        finally:
+            self._active.discard(guard)
+        self._returns[key] = result
+        return result
+
+    def _returns_uncached(self, function: ast.AST) -> Value:
+        scope = self.facts.function_scopes.get(function)
+        if scope is None:
+            return UNKNOWN_VALUE
+        if isinstance(function, ast.Lambda):
+            return self.value(function.body, scope)
+        found: list[Value] = []
+        generator = False
+        for node in _own_nodes(function):
+            if isinstance(node, ast.Return):
+                found.append(self.value(node.value, scope) if node.value is not None else _certain(NONE))
+            elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+                generator = True
+        if generator:
+            return _certain(ITERATOR, origin=function)
+        if not found or _may_fall_off(function):
+            found.append(_certain(NONE))
+        return join(found)
+
+    def parameter(self, function: ast.AST, name: str) -> Value:
+        key = (id(function), name)
+        if key in self._params:
+            return self._params[key]
+        guard = ("param", key)
+        if guard in self._active:
+            return UNKNOWN_VALUE
+        self._active.add(guard)
+        try:
+            result = self._parameter(function, name)
+        finally:
+            self._active.discard(guard)
+        self._params[key] = result
+        return result
+
+    def _parameter(self, function: ast.AST, name: str) -> Value:
+        scope = self.facts.function_scopes.get(function)
+        if scope is None or not isinstance(function, _FUNCTION_NODES):
+            return UNKNOWN_VALUE
+        params = _positional(function)
+        cls = _method_class(scope)
+        decorators = [dotted(d) for d in getattr(function, "decorator_list", [])]
+        if cls is not None and params and params[0] == name and "staticmethod" not in decorators:
+            if "classmethod" in decorators:
+                return _certain(CLASS, ref=cls)
+            return self.instance(cls, function)
+        traced = scope.tf_function
+        if traced is not None:
+            signature = traced.input_signature
+            if isinstance(signature, (ast.List, ast.Tuple)):
+                offset = 1 if cls is not None else 0
+                index = params.index(name) - offset if name in params else -1
+                if 0 <= index < len(signature.elts):
+                    spec = signature.elts[index]
+                    if isinstance(spec, ast.Call) and self.facts.imports.resolve(spec.func) in (
+                            "tensorflow.TensorSpec", "tensorflow.RaggedTensorSpec", "tensorflow.SparseTensorSpec"):
+                        dtype_expr = _keyword(spec, "dtype") or (spec.args[1] if len(spec.args) > 1 else None)
+                        dtype = self.dtype_of_expr(dtype_expr, scope) if dtype_expr is not None else "float32"
+                        return _certain(TENSOR, dtype=dtype, symbolic=True, origin=spec)
+                return UNKNOWN_VALUE
+        annotation = _annotation(function, name)
+        if annotation is not None and self.facts.imports.resolve(annotation) == "tensorflow.Tensor":
+            return Value(TENSOR, True, symbolic=self.traced(scope), origin=annotation)
+        if self._traced_by_combinator(function):
+            return Value(TENSOR, True, symbolic=True)
+        if cls is not None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and self.class_kind(cls) in (MODEL, LAYER):
+            if function.name in _KERAS_STEP_METHODS and len(params) > 1 and params[1] == name:
+                return Value(TUPLE, False, symbolic=True, item=Value(TENSOR, True, symbolic=True))
+            if function.name in _KERAS_CALL_METHODS and len(params) > 1 and params[1] == name:
+                return Value(TENSOR, True, symbolic=None)
+        passed = self._passed_values(function, name)
+        if traced is not None:
+            passed = [_traced_argument(v) for v in passed]
+        return join(passed)
+
+    def _passed_values(self, function: ast.AST, name: str) -> list[Value]:
+        callers = self.callers(function)
+        default = _default(function, name)
+        if not callers:
+            return []
+        found: list[Value] = []
+        params = _positional(function)
+        keyword_only = {a.arg for a in function.args.kwonlyargs}  # type: ignore[union-attr]
+        for call, scope, bound_self in callers:
+            offset = 1 if bound_self else 0
+            arg = _argument_for(call, params[offset:], name, keyword_only)
+            if arg is _STARRED:
+                found.append(UNKNOWN_VALUE)
+            elif arg is None:
+                found.append(self.value(default, self.facts.function_scopes[function].parent or self.facts.module)
+                             if default is not None else UNKNOWN_VALUE)
+            else:
+                found.append(self.value(arg, scope))
+        return found
+
+    def callers(self, function: ast.AST) -> list[tuple[ast.Call, Scope, bool]]:
+        """The calls in this file that run `function`: (call, its scope, whether the
+        receiver fills the first parameter)."""
+        key = id(function)
+        found = self._callers.get(key)
+        if found is not None:
+            return found  # type: ignore[return-value]
+        self._callers[key] = []  # while computing: no callers (recursion)
+        result: list[tuple[ast.Call, Scope, bool]] = []
+        scope = self.facts.function_scopes.get(function)
+        if scope is None:
+            return result
+        names = set()
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(function.name)
+        cls = _method_class(scope)
+        for binding in self.facts.bindings:
+            if binding.kind == "tf_function" and isinstance(binding.value, ast.Call) and binding.value.args:
+                target = binding.value.args[0]
+                if (isinstance(target, ast.Name) and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and target.id == function.name) or target is function:
+                    names.add(binding.name.rsplit(".", 1)[-1])
+        instance_call = cls is not None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            and function.name in ("__call__", "call")
+        for site in self.facts.calls:
+            func = site.node.func
+            last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if last not in names and not instance_call:
+                continue
+            value = self.value(func, site.scope)
+            if self._runs(value, function, cls):
+                result.append((site.node, site.scope, cls is not None and value.kind in (METHOD,) or (
+                    cls is not None and value.kind in _OBJECT_KINDS)))
+        self._callers[key] = result
+        return result
+
+    def _runs(self, value: Value, function: ast.AST, cls: ast.ClassDef | None) -> bool:
+        if value.kind == FUNCTION:
+            return value.ref is function
+        if value.kind == TF_FUNCTION:
+            target = value.ref
+            return isinstance(target, Value) and target.kind == FUNCTION and target.ref is function
+        if value.kind == METHOD and cls is not None:
+            receiver = value.ref
+            owner = receiver.user_class if isinstance(receiver, Value) else None
+            return owner is not None and _class_method(self.facts, owner, value.attr or "") is function
+        if cls is not None and value.kind in _OBJECT_KINDS and value.user_class is not None:
+            name = getattr(function, "name", "")
+            methods = ("call", "__call__") if value.kind in (MODEL, LAYER) else ("__call__",)
+            for method_name in methods:
+                found = _class_method(self.facts, value.user_class, method_name)
+                if found is not None:
+                    return found is function and name == method_name
+        return False
+
+    def _traced_by_combinator(self, function: ast.AST) -> bool:
+        """A function passed where the table says its parameters are traced: `tf.map_fn(fn, ...)`,
+        `dataset.map(fn)`, `tf.while_loop(cond, body, ...)`."""
+        key = id(function)
+        found = self._combinators.get(key)
+        if found is None:
+            self._combinators[key] = False  # while computing
+            found = self._combinators[key] = any(
+                self._traces_argument(site.node, site.scope, function) for site in self.facts.calls
+                if any(_names_function(a, function) for a in (*site.node.args, *(k.value for k in site.node.keywords))))
+        return found
+
+    def _traces_argument(self, call: ast.Call, scope: Scope, function: ast.AST) -> bool:
+        func = self.value(call.func, scope)
+        api = None
+        if func.kind == LIBRARY:
+            api = library.api(func.ref)
+        elif func.kind == METHOD and isinstance(func.ref, Value):
+            api = library.method(func.ref.kind, func.attr or "")
+        if api is None or not api.traced_fn:
+            return False
+        if any(_names_function(k.value, function) for k in call.keywords):
+            return True
+        return any(i < len(call.args) and _names_function(call.args[i], function) for i in api.traced_fn)
+
+    # --- classes -----------------------------------------------------------------------------
+
+    def instance_attribute(self, cls: ast.ClassDef, attr: str) -> Value:
+        """`self.attr` of an instance of `cls`: the join of the class's assignments to it,
+        a method of the class, or a class-level attribute."""
+        key = (id(cls), attr)
+        if key in self._attrs:
+            return self._attrs[key]
+        guard = ("attr", key)
+        if guard in self._active:
+            return UNKNOWN_VALUE
+        self._active.add(guard)
+        try:
+            result = self._instance_attribute(cls, attr)
+        finally:
+            self._active.discard(guard)
+        self._attrs[key] = result
+        return result
+
+    def _instance_attribute(self, cls: ast.ClassDef, attr: str) -> Value:
+        assigned: list[Value] = []
+        for owner in _class_chain(self.facts, cls):
+            for method in owner.body:
+                if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if method.name == attr and owner is cls:
+                        decorators = [dotted(d) for d in method.decorator_list]
+                        if "property" in decorators:
+                            return self.returns(method)
+                        return Value(METHOD, True, ref=self.instance(cls, method), attr=attr, origin=method)
+                    scope = self.facts.function_scopes.get(method)
+                    if scope is None:
+                        continue
+                    flow = flow_of(self.facts, scope)
+                    for d in flow.definitions(f"self.{attr}"):
+                        assigned.append(self.definition(d, f"self.{attr}", scope))
+                elif isinstance(method, (ast.Assign, ast.AnnAssign)):
+                    targets = method.targets if isinstance(method, ast.Assign) else [method.target]
+                    if any(isinstance(t, ast.Name) and t.id == attr for t in targets) and method.value is not None:
+                        class_scope = next((s for s in self.facts.scopes if s.node is owner), None)
+                        assigned.append(self.value(method.value, class_scope) if class_scope else UNKNOWN_VALUE)
+            if assigned:
+                break
+        if not assigned:
+            return UNKNOWN_VALUE
+        return join(assigned)
+
+    # --- tracing ------------------------------------------------------------------------------
+
+    def traced(self, scope: Scope) -> bool | None:
+        """Does code in `scope` run while a tf.function traces (True), never (False), or
+        both or unknown (None)?"""
+        if self._graph_mode:
+            return True
+        function = scope.function
+        if function is None:
+            return False
+        if function.traced_by is not None:
+            return True
+        if self._traced is None:
+            from .traced import traced_functions
+
+            self._traced = {}
+            for tf_function in self.facts.tf_functions:
+                for node in traced_functions(self.facts, tf_function):
+                    self._traced[id(node)] = True
+        if self._traced.get(id(function.node)):
+            return None  # a helper a trace calls: maybe called eagerly too
+        cls = _method_class(function)
+        if cls is not None and isinstance(function.node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and function.node.name in _KERAS_STEP_METHODS and self.class_kind(cls) in (MODEL,):
+            return True
+        return False
+
+    # --- descriptions ---------------------------------------------------------------------------
+
+    def describe(self, value: Value, line_label=None) -> str:
+        """"tf.Tensor float32, eager, made on line 4 from NumPy data"."""
+        return describe(value, line_label or self.facts.line_label)
+
+
+def describe(value: Value, line_label=lambda line: f"line {line}") -> str:
+    kind = value.kind
+    if kind == UNKNOWN:
+        return "unknown"
+    names = {
+        NUMBER: "a Python {dtype}", STR: "a str", NONE: "None", LIST: "a list", TUPLE: "a tuple", DICT: "a dict",
+        NDARRAY: "a NumPy array", NP_SCALAR: "a NumPy scalar", TENSOR: "tf.Tensor", VARIABLE: "tf.Variable",
+        TFP_VARIABLE: "a TFP TransformedVariable", MODEL: "a Keras model", LAYER: "a Keras layer",
+        OPTIMIZER: "an optimizer", LOSS: "a Keras loss", METRIC: "a Keras metric", MODULE: "a tf.Module",
+        TAPE: "a GradientTape", TF_FUNCTION: "a tf.function", DATASET: "a tf.data.Dataset",
+        ITERATOR: "a Python iterator", DISTRIBUTION: "a TFP distribution", BIJECTOR: "a TFP bijector",
+        INSTANCE: "an instance of `{cls}`", FUNCTION: "a function", CLASS: "the class `{cls}`",
+        LIBRARY: "`{ref}`", METHOD: "a method", BUILTIN: "the builtin `{ref}`", SHAPE: "a shape",
+        DTYPE: "a dtype", GENERATOR: "a NumPy random generator", SCHEDULE: "a learning-rate schedule",
+        INITIALIZER: "an initializer", OBJECT: "an object",
+    }
+    cls = value.user_class
+    text = names.get(kind, kind).format(dtype=value.dtype or "number", cls=getattr(cls or value.ref, "name", ""),
+                                        ref=value.ref if isinstance(value.ref, str) else "")
+    parts: list[str] = []
+    if kind in (TENSOR, VARIABLE, NDARRAY, NP_SCALAR) and value.dtype:
+        text += f" {value.dtype}"
+    if kind == TENSOR and value.symbolic is not None:
+        parts.append("symbolic (inside a tf.function trace)" if value.symbolic else "eager")
+    if kind == VARIABLE and value.trainable is False:
+        parts.append("not trainable")
+    if cls is not None and kind in (MODEL, LAYER, MODULE):
+        text += f" (`{cls.name}`)"
+    if not value.certain:
+        text = f"maybe {text}"
+    made = ""
+    if value.origin is not None and hasattr(value.origin, "lineno") and kind not in (LIBRARY, BUILTIN):
+        made = f"made {'in ' + value.remote + ' ' if value.remote else 'on '}{line_label(value.origin.lineno)}" \
+            if not value.remote else f"made in {value.remote}"
+    if made:
+        if kind == TENSOR and value.data:
+            made += " from plain data"
+        parts.append(made)
+    return ", ".join([text, *parts])
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+class _Starred:
+    pass
+
+
+_STARRED = _Starred()
+
+
+def _contains(container: ast.AST, node: ast.AST) -> bool:
+    start = (container.lineno, container.col_offset)  # type: ignore[attr-defined]
+    end = (container.end_lineno or container.lineno, container.end_col_offset or 0)  # type: ignore[attr-defined]
+    where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+    return start <= where <= end
+
+
+def _body_scope(scope: Scope, node: ast.AST) -> Scope:
+    """Decorators, defaults and annotations of a def belong to the scope around it."""
+    owner = scope.node
+    if isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        body_start = (owner.body[0].lineno, owner.body[0].col_offset) if owner.body else (0, 0)
+        where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        if where < body_start and not _in_args_only(owner, node):
+            return scope.parent or scope
+        if where < body_start:
+            return scope.parent or scope
+    if isinstance(owner, ast.Lambda):
+        if not _contains(owner.body, node):
+            return scope.parent or scope
+    if isinstance(owner, ast.ClassDef):
+        body_start = (owner.body[0].lineno, owner.body[0].col_offset) if owner.body else (0, 0)
+        if (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) < body_start:
+            return scope.parent or scope
+    return scope
+
+
+def _in_args_only(owner: ast.AST, node: ast.AST) -> bool:
+    return False
+
+
+def _positional(function: ast.AST) -> list[str]:
+    args = function.args  # type: ignore[attr-defined]
+    return [a.arg for a in (*args.posonlyargs, *args.args)]
+
+
+def _annotation(function: ast.AST, name: str) -> ast.expr | None:
+    args = function.args  # type: ignore[attr-defined]
+    for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        if arg.arg == name:
+            return arg.annotation
+    return None
+
+
+def _default(function: ast.AST, name: str) -> ast.expr | None:
+    args = function.args  # type: ignore[attr-defined]
+    positional = [*args.posonlyargs, *args.args]
+    defaults = args.defaults
+    offset = len(positional) - len(defaults)
+    for index, arg in enumerate(positional):
+        if arg.arg == name and index >= offset:
+            return defaults[index - offset]
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        if arg.arg == name:
+            return default
+    return None
+
+
+def _argument_for(call: ast.Call, params: list[str], name: str, keyword_only: set[str]):
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+        if keyword.arg is None:
+            return _STARRED
+    if name in params:
+        index = params.index(name)
+        for position, arg in enumerate(call.args):
+            if isinstance(arg, ast.Starred):
+                return _STARRED if position <= index else None
+            if position == index:
+                return arg
+    return None
+
+
+def _keyword(call: ast.Call, name: str) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None
+
+
+def _dtype_keyword(model: ValueModel, call: ast.Call, name: str, position: int, scope: Scope) -> str | None:
+    expr = _keyword(call, name)
+    if expr is None and len(call.args) > position:
+        expr = call.args[position]
+    return model.dtype_of_expr(expr, scope) if expr is not None else None
+
+
+def _method_class(scope: Scope) -> ast.ClassDef | None:
+    if scope.kind in ("function", "lambda") and scope.parent is not None and scope.parent.kind == "class":
+        return scope.parent.node  # type: ignore[return-value]
+    return None
+
+
+def _class_chain(facts: Facts, cls: ast.ClassDef) -> list[ast.ClassDef]:
+    """The class and its bases defined in this file, nearest first."""
+    chain = [cls]
+    index = 0
+    while index < len(chain) and len(chain) < 16:
+        for base in chain[index].bases:
+            if isinstance(base, ast.Name) and base.id in facts.classes and facts.classes[base.id] not in chain:
+                chain.append(facts.classes[base.id])
+        index += 1
+    return chain
+
+
+def _class_method(facts: Facts, cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
+    for owner in _class_chain(facts, cls):
+        for stmt in owner.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
+                return stmt  # type: ignore[return-value]
+    return None
+
+
+def _names_function(expr: ast.expr, function: ast.AST) -> bool:
+    if expr is function:
+        return True
+    return isinstance(expr, ast.Name) and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        and expr.id == function.name
+
+
+def _traced_argument(value: Value) -> Value:
+    """What a tf.function's trace sees for an argument: tensors and NumPy arrays become
+    symbolic tensors; Python values stay what they are."""
+    if value.kind in (TENSOR, NDARRAY, NP_SCALAR):
+        return Value(TENSOR, value.certain, dtype=value.dtype, symbolic=True, origin=value.origin,
+                     data=False)
+    return value
+
+
+def _target_path(stmt: ast.stmt, name: str) -> list[int | None] | None:
+    """Where `name` sits in the assignment's target: [] for `name = ...`, [1] for
+    `a, name = ...`, [0, 1] for `(a, name), b = ...`; None when it is not a plain target."""
+    targets: list[ast.expr]
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, ast.AnnAssign):
+        targets = [stmt.target]
+    elif isinstance(stmt, ast.AugAssign):
+        targets = [stmt.target]
+    else:
+        return [] if isinstance(stmt, (ast.Expr,)) else ([] if hasattr(stmt, "value") else None)
+
+    def find(target: ast.expr) -> list[int | None] | None:
+        if dotted(target) == name:
+            return []
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for index, element in enumerate(target.elts):
+                if isinstance(element, ast.Starred):
+                    inner = find(element.value)
+                    if inner is not None:
+                        return [None, *inner]
+                    continue
+                inner = find(element)
+                if inner is not None:
+                    return [index, *inner]
+        return None
+
+    for target in targets:
+        found = find(target)
+        if found is not None:
+            return found
+    # walrus and other definitions whose value is the whole expression
+    return [] if not isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else None
+
+
+def _leaf_values(model: ValueModel, expr: ast.expr, scope: Scope) -> list[Value]:
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        out: list[Value] = []
+        for element in expr.elts:
+            out.extend(_leaf_values(model, element, scope))
+        return out
+    return [model.value(expr, scope)]
+
+
+def _own_nodes(function: ast.AST) -> Iterable[ast.AST]:
+    stack = list(getattr(function, "body", []))[::-1]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def _may_fall_off(function: ast.AST) -> bool:
+    """Can the body end without a return (then the function returns None)?"""
+    body = getattr(function, "body", [])
+    return not _ends(body)
+
+
+def _ends(body: list[ast.stmt]) -> bool:
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return _ends(last.body) and _ends(last.orelse)
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        return _ends(last.body)
+    if isinstance(last, ast.Try):
+        return _ends(last.body + last.orelse) and all(_ends(h.body) for h in last.handlers)
+    if isinstance(last, ast.While) and isinstance(last.test, ast.Constant) and last.test.value is True:
+        return True
+    return False
+
+
+# --- one model per file -------------------------------------------------------------------
+
+def values_of(facts: Facts, targets: Any = None) -> ValueModel:
+    """The value model of the file whose facts these are (kept while the same tree is checked)."""
+    cached = facts.__dict__.get("_value_model")
+    if cached is not None and cached.targets == targets:
+        return cached
+    model = ValueModel(facts, targets)
+    facts.__dict__["_value_model"] = model
+    return model

@@ -1,0 +1,457 @@
+"""The value model (analysis/values.py) on its own: the kind, dtype and confidence of
+expressions, at least one test per family of APIs in the library table."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from tapelsp.analysis import library
+from tapelsp.analysis.values import Value, values_of
+from tapelsp.facts.build import build
+from tapelsp.text import SourceText
+
+
+def value_at(source: str, line: int, target: str | None = None) -> Value:
+    """The value assigned on `line` (to `target`, else to the statement's first target), or
+    of the expression statement there."""
+    source = textwrap.dedent(source)
+    tree = ast.parse(source)
+    facts = build(tree, SourceText(source))
+    model = values_of(facts)
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) != line:
+            continue
+        if isinstance(node, ast.Assign) and (target is None or any(ast.unparse(t) == target for t in node.targets)):
+            if isinstance(node.targets[0], ast.Tuple) and target is not None:
+                continue
+            return model.value(node.value)
+        if isinstance(node, ast.Expr):
+            return model.value(node.value)
+    raise AssertionError(f"no assignment on line {line}")
+
+
+def name_after(source: str, name: str) -> Value:
+    """The value of `name` at the end of the module."""
+    source = textwrap.dedent(source) + f"\n{name}\n"
+    tree = ast.parse(source)
+    facts = build(tree, SourceText(source))
+    model = values_of(facts)
+    return model.value(tree.body[-1].value)
+
+
+def kind(value: Value) -> tuple[str, str | None, str]:
+    return value.kind, value.dtype, value.confidence
+
+
+# --- the table ------------------------------------------------------------------------------
+
+def test_the_table_has_the_names_people_use_most():
+    names = [row.name for row in library.rows() if not row.name.startswith("@")]
+    assert len(names) >= 300
+    assert len(set(names)) == len(names)
+    for name in ("tensorflow.reduce_sum", "tensorflow.nn.relu", "tensorflow.linalg.matmul", "tensorflow.random.normal",
+                 "tensorflow.image.resize", "keras.layers.{C}", "keras.optimizers.{C}", "keras.losses.{C}",
+                 "numpy.linspace", "numpy.random.normal", "tensorflow_probability.distributions.{C}",
+                 "tensorflow_probability.bijectors.{C}", "tensorflow_probability.util.TransformedVariable"):
+        assert name in names, name
+
+
+def test_patterns_cover_a_namespace_and_exact_rows_win():
+    assert library.api("tensorflow.math.xlogy").kind == "tensor"          # tensorflow.math.{f}
+    assert library.api("tensorflow.math.argmax").grad == "no"             # exact row
+    assert library.api("keras.layers.Dense").kind == "layer"              # keras.layers.{C}
+    assert library.api("keras.layers.concatenate").kind == "tensor"       # keras.layers.{f}
+    assert library.api("tensorflow.assert_rank").kind == "none"           # tensorflow.assert_*
+    assert library.api("tensorflow.config.list_physical_devices") is None  # no row: unknown
+    assert library.api("tensorflow._private") is None
+
+
+def test_rows_say_what_is_random_trace_time_python_eager_only_and_leaves_tensorflow():
+    assert library.api("numpy.random.normal").has("random") and library.api("numpy.random.normal").has("trace_python")
+    assert library.api("tensorflow.random.normal").has("random")
+    assert not library.api("tensorflow.random.normal").has("trace_python")
+    assert library.api("builtins.print").has("trace_python")
+    assert library.api("time.time").has("trace_python")
+    assert library.method("tensor", "numpy").has("eager_only") and library.method("tensor", "numpy").grad == "leave"
+    assert library.method("tensor", "astype").has("numpy_only")
+    assert library.api("tensorflow.Variable").has("creates")
+    assert library.method("variable", "assign_add").has("stateful")
+    assert library.api("tensorflow.stop_gradient").grad == "stop"
+    assert library.api("tensorflow.map_fn").traced_fn == (0,)
+    assert library.method("dataset", "map").traced_fn == (0,)
+    assert library.api("tensorflow.py_function").py_callback == (0,)
+
+
+# --- Python values -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("expr, expected", [
+    ("3", ("number", "int", "certain")),
+    ("3.0", ("number", "float", "certain")),
+    ("True", ("number", "bool", "certain")),
+    ("1 / 2", ("number", "float", "certain")),
+    ("2 * 3", ("number", "int", "certain")),
+    ("'a' + 'b'", ("str", None, "certain")),
+    ("None", ("none", None, "certain")),
+    ("[1.0, 2.0]", ("list", None, "certain")),
+    ("(1, 'a')", ("tuple", None, "certain")),
+    ("{'a': 1}", ("dict", None, "certain")),
+    ("len([1])", ("number", "int", "certain")),
+    ("float('1')", ("number", "float", "certain")),
+])
+def test_python_values(expr, expected):
+    assert kind(value_at(f"x = {expr}\n", 1)) == expected
+
+
+def test_elements_of_lists_and_tuples():
+    source = """
+        temps = [0.3, 0.5, 0.7]
+        for t in temps:
+            y = t
+        a, b = 1, "s"
+    """
+    assert kind(value_at(source, 4)) == ("number", "float", "certain")
+    assert kind(name_after(source, "a")) == ("number", "int", "certain")
+    assert kind(name_after(source, "b")) == ("str", None, "certain")
+
+
+# --- tf.* -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("expr, expected", [
+    ("tf.constant(3.0)", ("tensor", "float32", "certain")),
+    ("tf.constant(3)", ("tensor", "int32", "certain")),
+    ("tf.constant([1, 2])", ("tensor", "int32", "certain")),
+    ("tf.constant([1.0, 2])", ("tensor", "float32", "certain")),
+    ("tf.constant(3, dtype=tf.float64)", ("tensor", "float64", "certain")),
+    ("tf.constant(np.ones(3))", ("tensor", "float64", "certain")),
+    ("tf.constant(np.ones(3, dtype=np.float32))", ("tensor", "float32", "certain")),
+    ("tf.convert_to_tensor(np.linspace(0, 1, 5)[:, None], dtype=tf.float32)", ("tensor", "float32", "certain")),
+    ("tf.range(10)", ("tensor", "int32", "certain")),
+    ("tf.range(10.0)", ("tensor", "float32", "certain")),
+    ("tf.range(10, dtype=tf.float32)", ("tensor", "float32", "certain")),
+    ("tf.reshape(tf.range(0, 10), [-1, 1])", ("tensor", "int32", "certain")),
+    ("tf.expand_dims(tf.range(3), 0)[0]", ("tensor", "int32", "certain")),
+    ("tf.cast(tf.range(3), tf.float32)", ("tensor", "float32", "certain")),
+    ("tf.zeros([3])", ("tensor", "float32", "certain")),
+    ("tf.fill([2], 1)", ("tensor", "int32", "certain")),
+    ("tf.argmax(tf.zeros([3]))", ("tensor", "int64", "certain")),
+    ("tf.argmax(tf.zeros([3]), output_type=tf.int32)", ("tensor", "int32", "certain")),
+    ("tf.shape(tf.zeros([3]))", ("tensor", "int32", "certain")),
+    ("tf.range(3) / 2", ("tensor", "float64", "certain")),
+    ("tf.zeros([3]) > 0.5", ("tensor", "bool", "certain")),
+    ("tf.zeros([3]) * 2", ("tensor", "float32", "certain")),
+])
+def test_tensorflow_tensors_and_their_dtypes(expr, expected):
+    source = f"import numpy as np\nimport tensorflow as tf\nx = {expr}\n"
+    assert kind(value_at(source, 3)) == expected
+
+
+@pytest.mark.parametrize("expr, expected", [
+    ("tf.math.log(tf.ones([2]))", ("tensor", "float32", "certain")),        # tf.math
+    ("tf.nn.softmax(tf.ones([2], tf.float64))", ("tensor", "float64", "certain")),  # tf.nn
+    ("tf.linalg.inv(tf.eye(2))", ("tensor", "float32", "certain")),         # tf.linalg
+    ("tf.random.uniform([2], dtype=tf.float16)", ("tensor", "float16", "certain")),  # tf.random
+    ("tf.image.decode_png(b'')", ("tensor", "uint8", "certain")),           # tf.image
+    ("tf.image.resize(tf.zeros([1, 4, 4, 3], tf.uint8), (2, 2))", ("tensor", "float32", "certain")),
+])
+def test_each_tensorflow_namespace(expr, expected):
+    source = f"import tensorflow as tf\nx = {expr}\n"
+    assert kind(value_at(source, 2)) == expected
+
+
+def test_variables_and_their_options():
+    source = """
+        import tensorflow as tf
+        a = tf.Variable(0)
+        b = tf.Variable(1.0, trainable=False)
+        c = tf.Variable(tf.zeros([2]), dtype=tf.float64)
+    """
+    a, b, c = value_at(source, 3), value_at(source, 4), value_at(source, 5)
+    assert kind(a) == ("variable", "int32", "certain") and a.trainable is True
+    assert kind(b) == ("variable", "float32", "certain") and b.trainable is False
+    assert kind(c) == ("variable", "float64", "certain")
+
+
+def test_tensors_made_from_data_and_computed_from_variables():
+    source = """
+        import numpy as np
+        import tensorflow as tf
+        w = tf.Variable(1.0)
+        x = tf.constant(np.linspace(-1, 1, 21)[:, None], dtype=tf.float32)
+        y = w * x
+        z = x * 2.0
+    """
+    assert value_at(source, 5).data
+    assert not value_at(source, 6).data and value_at(source, 6).kind == "tensor"
+    assert value_at(source, 7).data
+
+
+def test_symbolic_inside_a_tf_function_and_eager_outside():
+    source = """
+        import tensorflow as tf
+
+        @tf.function
+        def step(x):
+            y = tf.reduce_sum(x)
+            return y
+
+        z = tf.reduce_sum(tf.ones([2]))
+        out = step(tf.ones([2]))
+    """
+    assert value_at(source, 6).symbolic is True
+    assert value_at(source, 9).symbolic is False
+    assert kind(value_at(source, 10))[0] == "tensor" and value_at(source, 10).symbolic is False
+
+
+# --- Keras ------------------------------------------------------------------------------------
+
+def test_keras_objects_and_what_they_give():
+    source = """
+        import tensorflow as tf
+        from tensorflow import keras
+        model = keras.Sequential([keras.layers.Dense(1)])
+        layer = tf.keras.layers.Dense(3)
+        opt = keras.optimizers.Adam(1e-3)
+        loss_fn = keras.losses.MeanSquaredError()
+        metric = keras.metrics.Mean()
+        out = model(tf.ones([1, 2]))
+        variables = model.trainable_variables
+        preds = model.predict(tf.ones([1, 2]))
+        loss = loss_fn(tf.ones([1]), out)
+    """
+    assert kind(value_at(source, 4))[0] == "model"
+    assert kind(value_at(source, 5))[0] == "layer"
+    assert kind(value_at(source, 6))[0] == "optimizer"
+    assert kind(value_at(source, 7))[0] == "loss"
+    assert kind(value_at(source, 8))[0] == "metric"
+    assert kind(value_at(source, 9)) == ("tensor", None, "certain")
+    variables = value_at(source, 10)
+    assert variables.kind == "list" and variables.item.kind == "variable"
+    assert kind(value_at(source, 11)) == ("ndarray", "float32", "certain")
+    assert kind(value_at(source, 12))[0] == "tensor"
+
+
+def test_user_subclasses_of_keras_and_tf_module():
+    source = """
+        import tensorflow as tf
+
+        class Net(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(1)
+                self.scale = tf.Variable(2.0)
+                self.offset = tf.Variable(0, trainable=False)
+
+            def call(self, x):
+                return self.dense(x) * self.scale
+
+        class Cal(tf.Module):
+            def __init__(self):
+                self.gain = tf.Variable(1.0)
+
+        net = Net()
+        y = net(tf.ones([1, 2]))
+        s = net.scale
+        o = net.offset
+        cal = Cal()
+        g = cal.gain
+    """
+    assert value_at(source, 18).kind == "model" and value_at(source, 18).user_class.name == "Net"
+    assert kind(value_at(source, 19))[0] == "tensor"
+    assert kind(value_at(source, 20)) == ("variable", "float32", "certain")
+    offset = value_at(source, 21)
+    assert kind(offset) == ("variable", "int32", "certain") and offset.trainable is False
+    assert value_at(source, 22).kind == "module"
+    assert kind(value_at(source, 23)) == ("variable", "float32", "certain")
+
+
+def test_keras_train_step_data_is_symbolic_tensors():
+    source = """
+        import tensorflow as tf
+
+        class M(tf.keras.Model):
+            def train_step(self, data):
+                x, y = data
+                return x
+    """
+    value = value_at(source, 5, None) if False else None
+    tree_source = textwrap.dedent(source)
+    tree = ast.parse(tree_source)
+    facts = build(tree, SourceText(tree_source))
+    model = values_of(facts)
+    ret = next(n for n in ast.walk(tree) if isinstance(n, ast.Return))
+    x = model.value(ret.value)
+    assert x.kind == "tensor" and x.symbolic is True
+    assert value is None
+
+
+# --- NumPy ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("expr, expected", [
+    ("np.linspace(0, 1, 5)", ("ndarray", "float64", "certain")),
+    ("np.linspace(0, 1, 5, dtype=np.float32)", ("ndarray", "float32", "certain")),
+    ("np.zeros((2, 2), np.uint8)", ("ndarray", "uint8", "certain")),
+    ("np.arange(5)", ("ndarray", "int64", "certain")),
+    ("np.arange(5.0)", ("ndarray", "float64", "certain")),
+    ("np.array([1, 2])", ("ndarray", "int64", "certain")),
+    ("np.array([1.0, 2])", ("ndarray", "float64", "certain")),
+    ("np.ones(3).astype(np.float32)", ("ndarray", "float32", "certain")),
+    ("np.ones(3).astype('int32') * 2.0", ("ndarray", "float64", "certain")),
+    ("np.ones(3, np.float32) * 2.0", ("ndarray", "float32", "certain")),
+    ("np.float32(1.0)", ("np_scalar", "float32", "certain")),
+    ("np.exp(np.ones(2))", ("ndarray", "float64", "certain")),
+    ("np.random.rand(3)", ("ndarray", "float64", "certain")),
+    ("np.random.randint(0, 4, 10)", ("ndarray", "int64", "certain")),
+    ("np.random.default_rng(0).normal(size=3)", ("ndarray", "float64", "certain")),
+    ("np.random.default_rng(0).integers(0, 256, size=3, dtype=np.uint8)", ("ndarray", "uint8", "certain")),
+    ("np.random.default_rng(0).random((2, 2), dtype=np.float32)", ("ndarray", "float32", "certain")),
+])
+def test_numpy_creation_math_and_random(expr, expected):
+    source = f"import numpy as np\nx = {expr}\n"
+    assert kind(value_at(source, 2)) == expected
+
+
+def test_numpy_on_a_tensor_leaves_tensorflow():
+    source = """
+        import numpy as np
+        import tensorflow as tf
+        t = tf.ones([2])
+        a = t.numpy()
+        b = np.exp(t)
+        c = t * np.float32(2.0)
+    """
+    assert kind(value_at(source, 5)) == ("ndarray", "float32", "certain")
+    assert kind(value_at(source, 6))[0] == "ndarray"
+    assert kind(value_at(source, 7)) == ("tensor", "float32", "certain")
+
+
+# --- TFP --------------------------------------------------------------------------------------
+
+def test_tfp_distributions_bijectors_and_transformed_variables():
+    source = """
+        import tensorflow as tf
+        import tensorflow_probability as tfp
+        tfd = tfp.distributions
+        tfb = tfp.bijectors
+        d = tfd.Normal(0.0, 1.0)
+        b = tfb.Softplus()
+        s = tfp.util.TransformedVariable(1.0, tfb.Softplus())
+        x = d.sample(3)
+        y = b.forward(tf.ones([2]))
+    """
+    assert value_at(source, 6).kind == "distribution"
+    assert value_at(source, 7).kind == "bijector"
+    assert value_at(source, 8).kind == "tfp_variable"
+    assert kind(value_at(source, 9))[0] == "tensor"
+    assert kind(value_at(source, 10)) == ("tensor", "float32", "certain")
+
+
+# --- names, parameters, returns ------------------------------------------------------------
+
+def test_a_parameter_holds_what_every_caller_passes():
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        def saliency(model, images):
+            images = tf.convert_to_tensor(images)
+            return images
+
+        def main():
+            batch = np.random.default_rng(0).random((4, 3), dtype=np.float32)
+            saliency(None, batch)
+    """
+    value = value_at(source, 6)
+    assert kind(value) == ("tensor", "float32", "certain") and value.data
+
+
+def test_parameters_with_disagreeing_callers_are_unknown_or_maybe():
+    source = """
+        import tensorflow as tf
+
+        def f(x):
+            y = x
+            return y
+
+        f(tf.Variable(1.0))
+        f(tf.constant(1.0))
+        f(object())
+    """
+    assert value_at(source, 5).confidence != "certain"
+
+
+def test_a_function_returns_the_join_of_its_returns():
+    source = """
+        import math
+
+        def cosine_lr(step, total, base=0.1):
+            return 0.5 * base * (1 + math.cos(math.pi * step / total))
+
+        lr = cosine_lr(1, 10)
+    """
+    assert kind(value_at(source, 7)) == ("number", "float", "certain")
+
+
+def test_an_unknown_call_is_unknown():
+    source = """
+        from mystery import make
+        x = make()
+        y = x * 2
+    """
+    assert value_at(source, 3).kind == "unknown"
+    assert value_at(source, 4).kind == "unknown"
+
+
+def test_the_value_depends_on_the_point_in_the_code():
+    source = """
+        import tensorflow as tf
+        x = tf.constant(1)
+        a = x
+        x = tf.constant(1.0)
+        b = x
+    """
+    assert kind(value_at(source, 4)) == ("tensor", "int32", "certain")
+    assert kind(value_at(source, 6)) == ("tensor", "float32", "certain")
+
+
+def test_a_branch_makes_it_maybe():
+    source = """
+        import tensorflow as tf
+        import random
+        if random.random() > 0.5:
+            x = tf.constant(1.0)
+        else:
+            x = mystery()
+        y = x
+    """
+    assert value_at(source, 8).confidence == "maybe"
+
+
+def test_tape_function_and_dataset():
+    source = """
+        import tensorflow as tf
+        with tf.GradientTape() as tape:
+            pass
+        t = tape
+        f = tf.function(lambda x: x)
+        ds = tf.data.Dataset.from_tensor_slices([1.0]).map(lambda x: x * 2).batch(2)
+    """
+    assert value_at(source, 5).kind == "tape"
+    assert value_at(source, 6).kind == "tf_function"
+    assert value_at(source, 7).kind == "dataset"
+
+
+def test_dataset_map_function_parameters_are_symbolic_tensors():
+    source = """
+        import tensorflow as tf
+
+        def augment(image):
+            flipped = image
+            return flipped
+
+        ds = tf.data.Dataset.from_tensor_slices([1.0]).map(augment)
+    """
+    value = value_at(source, 5)
+    assert value.kind == "tensor" and value.symbolic is True
