@@ -8,10 +8,15 @@ relative to the directory holding that pyproject.toml.
 from __future__ import annotations
 
 import os
-import tomllib
+import sys
 from dataclasses import dataclass, field
 
 from ..versions import Version
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, from PyPI (a dependency there)
+    import tomli as tomllib
 
 PYPROJECT = "pyproject.toml"
 
