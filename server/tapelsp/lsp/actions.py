@@ -7,7 +7,12 @@ in the client's position encoding.
 
 from __future__ import annotations
 
+import functools
+import importlib.machinery
+import importlib.util
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from lsprotocol import types
@@ -89,15 +94,52 @@ def ignore_action(violation: Violation, fix: Optional[Fix], target: Target, enco
     )
 
 
+@functools.lru_cache(maxsize=1)
+def libcst_missing() -> Optional[str]:
+    """Why this Python cannot build fixes, when libcst (which builds them) is not there or has no
+    native module for this Python (a universal .vsix, a platform's .vsix on another Python), else
+    None. Found without importing libcst: the server process never loads it, only its workers do."""
+    python = sys.executable
+    install = f"install it with `{python} -m pip install libcst` and restart the server"
+    spec = importlib.util.find_spec("libcst")
+    if spec is None or not spec.submodule_search_locations:
+        return f"tapelsp's fixes need libcst, which {python} does not have: {install}"
+    folder = Path(list(spec.submodule_search_locations)[0])
+    if not any((folder / f"native{suffix}").exists() for suffix in importlib.machinery.EXTENSION_SUFFIXES):
+        version = f"{sys.version_info.major}.{sys.version_info.minor}"
+        return f"tapelsp's fixes need libcst, and the libcst in {folder.parent} has no native module for Python {version}: {install}"
+    return None
+
+
+def fix_unavailable(violation: Violation, problem: Optional[str], target: Target, encoding: str) -> Optional[types.CodeAction]:
+    """For a finding whose rule offers a fix that could not be built because libcst is missing: a
+    disabled quick fix whose title and reason say what to install (clients show it greyed out)."""
+    if problem is None:
+        return None
+    missing = libcst_missing()
+    if missing is None:
+        return None
+    return types.CodeAction(
+        title=f"Fix {violation.code}: needs libcst (pip install libcst)",
+        kind=QUICK_FIX,
+        diagnostics=[to_diagnostic(violation, target.uri, target.lines, encoding, target.version)],
+        disabled=types.CodeActionDisabled(reason=missing),
+    )
+
+
 def quick_fixes(in_range: Sequence[Violation], built: dict[tuple, tuple[Optional[Fix], Optional[str]]],
                 target: Target, encoding: str, document_changes: bool,
-                ignore_of: Callable[[Violation], Optional[Fix]]) -> list[types.CodeAction]:
+                ignore_of: Callable[[Violation], Optional[Fix]], disabled: bool = False) -> list[types.CodeAction]:
     """The rules' fixes for the findings, then one "ignore CODE on this line" per code and line.
-    `ignore_of(violation)` gives the ignore edit (`tapelsp.fixes.ignore_fix`, memoised)."""
+    `ignore_of(violation)` gives the ignore edit (`tapelsp.fixes.ignore_fix`, memoised). With
+    `disabled` (the client shows disabled code actions), a fix that could not be built for want
+    of libcst is a disabled action saying what to install."""
     actions: list[types.CodeAction] = []
     for violation in in_range:
-        action = quick_fix(violation, built.get(identity(violation), (None, None))[0], target, encoding,
-                           document_changes)
+        fix, problem = built.get(identity(violation), (None, None))
+        action = quick_fix(violation, fix, target, encoding, document_changes)
+        if action is None and disabled:
+            action = fix_unavailable(violation, problem, target, encoding)
         if action is not None:
             actions.append(action)
     seen: set[tuple[str, int]] = set()

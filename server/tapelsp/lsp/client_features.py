@@ -25,6 +25,7 @@ class ClientFeatures:
     diagnostic_refresh: bool = False
     code_action_literals: bool = True
     code_action_resolve: bool = False
+    code_action_disabled: bool = False
     document_changes: bool = False
     hover_markdown: bool = True
     configuration: bool = False
@@ -46,6 +47,7 @@ class ClientFeatures:
             diagnostic_refresh=bool(_get(workspace, "diagnostics", "refresh_support")),
             code_action_literals=_get(text, "code_action", "code_action_literal_support") is not None,
             code_action_resolve="edit" in resolve_properties,
+            code_action_disabled=bool(_get(text, "code_action", "disabled_support")),
             document_changes=bool(_get(workspace, "workspace_edit", "document_changes")),
             hover_markdown=(hover_formats is None or types.MarkupKind.Markdown in hover_formats),
             configuration=bool(_get(workspace, "configuration")),

@@ -17,8 +17,8 @@ from pygls.exceptions import JsonRpcContentModified
 from ...fixes import ignore_fix
 from ...model import Fix, Violation
 from .. import jobs
-from ..actions import (FIX_ALL, KINDS, NOTEBOOK_FIX_ALL, QUICK_FIX, Target, quick_fixes, replacement_edits,
-                       touches, wanted, workspace_edit)
+from ..actions import (FIX_ALL, KINDS, NOTEBOOK_FIX_ALL, QUICK_FIX, Target, libcst_missing, quick_fixes,
+                       replacement_edits, touches, wanted, workspace_edit)
 from ..convert import identity
 from ..pool import FIXES, WorkerError
 from ..positions import from_client_range
@@ -62,7 +62,10 @@ def register(server: "TapeLanguageServer") -> None:
                 built = await session.scheduler.fixes(analysis, in_range)
                 actions.extend(quick_fixes(in_range, built, target, encoding, document_changes,
                                            memoised_ignore(session.scheduler.memo(analysis), target,
-                                                           () if analysis.snapshot.is_notebook else analysis.statements)))
+                                                           () if analysis.snapshot.is_notebook else analysis.statements),
+                                           session.features.code_action_disabled))
+                if not session.features.code_action_disabled:
+                    tell_libcst_missing(ls, built)
         for kind, whole_notebook in ((FIX_ALL, False), (NOTEBOOK_FIX_ALL, True)):
             if only is None or not wanted(kind, only):
                 continue  # fix-all is a source action: offered when source actions are asked for
@@ -97,6 +100,19 @@ def register(server: "TapeLanguageServer") -> None:
             raise JsonRpcContentModified("the document changed since the code action was offered")
         action.edit = await fix_all_edit(ls, analysis, uri, bool(data.get("notebook")))
         return action
+
+
+def tell_libcst_missing(ls: "TapeLanguageServer", built: dict) -> None:
+    """For a client that does not show disabled code actions: once per server, a message saying
+    that fixes need libcst, when a fix asked for could not be built for want of it."""
+    if getattr(ls.session, "told_libcst_missing", False):
+        return
+    if not any(fix is None and problem is not None for fix, problem in built.values()):
+        return
+    missing = libcst_missing()
+    if missing is not None:
+        ls.session.told_libcst_missing = True  # type: ignore[attr-defined]
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=missing))
 
 
 def memoised_ignore(memo: dict, target: Target,
