@@ -8,10 +8,10 @@ Copies every confirmed mutant and every original twice and runs, on one copy,
 Each changed program is run under TensorFlow like the mutant was and counted, per rule whose fix
 of that applicability was offered (`+` joins several) and per applicability:
 
-* cured       - the fixed program runs as far as the original did (no exception the original did
-                not raise) and the mutant's symptom check no longer fires;
-* still buggy - the symptom check still fires;
-* crashed     - a new exception (or a time-out, or text that does not parse);
+* still buggy - the mutant's symptom check still fires on the fixed program;
+* crashed     - it no longer fires, but the program ends in an exception the original did not
+                raise (or times out, or the fixed text does not parse);
+* cured       - neither: the symptom is gone and the program ends as the original did;
 * unchanged   - no fix of that applicability was offered, or applying it changed nothing.
 
 The unsafe row of a mutant is counted only when it was offered an unsafe fix (otherwise the
@@ -82,16 +82,17 @@ def judge(mt: inject.Mutant, fixed: sources.Program, orig_run: dict, runner: Run
     run = runner.run(fake.job("graph"))
     if run.get("timeout"):
         return "crashed", "timeout"
+    if oracle.get("line") == -1:
+        verdict = {"confirmed": False, "why": "the planted line was rewritten"}
+    else:
+        eager = runner.run(fake.job("eager")) if confirm.needs_eager(probe) else None
+        verdict = confirm.verdict(mt.program, probe, orig_run, run, None, eager)
+    if verdict["confirmed"]:
+        return "still buggy", verdict.get("evidence") or verdict["why"]
     if confirm.new_final(orig_run, run):
         f = run["final"]
         return "crashed", f"{f[1]}: {f[2][:140]}"
-    eager = runner.run(fake.job("eager")) if confirm.needs_eager(probe) and oracle.get("line", -1) > 0 else None
-    if oracle.get("line") == -1:
-        return "cured", "the planted line was rewritten"
-    v = confirm.verdict(mt.program, probe, orig_run, run, None, eager)
-    if v["confirmed"]:
-        return "still buggy", v.get("evidence") or v["why"]
-    return "cured", v["why"]
+    return "cured", verdict["why"]
 
 
 def main() -> None:
