@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import os
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
@@ -98,6 +99,7 @@ class Value:
     item: "Value | None" = None      # containers, iterators, datasets: what one element holds
     remote: str | None = None        # where `origin` is when it is in another file
     detail: ast.AST | None = None    # the keyword that decided (`trainable=False`, `dtype=...`)
+    home: Any = None                 # the ValueModel of the file `ref` is in, when not this one
 
     @property
     def known(self) -> bool:
@@ -175,6 +177,7 @@ def join(values: Iterable[Value]) -> Value:
         items=first.items if all(v.items is first.items for v in known) else None,
         item=join([v.item for v in known if v.item is not None]) if any(v.item is not None for v in known) else None,
         remote=first.remote if same("remote") else None,
+        home=first.home if same("home") else None,
     )
 
 
@@ -241,9 +244,13 @@ _CONVERTERS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tensor", 
 class ValueModel:
     """Values of one file's expressions. Build with `values_of(facts, targets)`."""
 
-    def __init__(self, facts: Facts, targets: Any = None) -> None:
+    def __init__(self, facts: Facts, targets: Any = None, *, project: Any = None, path: str | None = None,
+                 reads: Any = None) -> None:
         self.facts = facts
         self.targets = targets
+        self.project = project
+        self.path = path
+        self.reads = reads
         self._memo: dict[tuple[int, int], Value] = {}
         self._active: set[tuple] = set()
         self._params: dict[tuple[int, str], Value] = {}
@@ -552,6 +559,8 @@ class ValueModel:
 
     def attribute(self, base: Value, attr: str, node: ast.AST, scope: Scope) -> Value:
         """`base.attr`: an attribute of a value, or a method bound to it."""
+        if base.kind == LIBRARY and base.home is not None:
+            return _adopt(base.home.module_value(attr), base.home, self)
         if base.kind == LIBRARY:
             qualname = f"{base.ref}.{attr}"
             api = library.api(qualname)
@@ -560,7 +569,8 @@ class ValueModel:
             return _certain(LIBRARY, ref=qualname, origin=node)
         cls = base.user_class
         if cls is not None:
-            found = self.instance_attribute(cls, attr)
+            owner = base.home or self
+            found = _adopt(owner.instance_attribute(cls, attr), owner, self)
             if found.known:
                 return found
         if base.kind == UNKNOWN:
@@ -585,23 +595,26 @@ class ValueModel:
 
     def call(self, func: Value, node: ast.Call, scope: Scope) -> Value:
         kind = func.kind
+        owner = func.home or self
         if kind == LIBRARY:
+            if func.home is not None:
+                return UNKNOWN_VALUE  # calling a module
             return self._library_call(func.ref, node, scope)
         if kind == BUILTIN:
             return self._builtin_call(func.ref, node, scope)
         if kind == METHOD:
             return self._method_call(func, node, scope)
         if kind == FUNCTION:
-            result = self.returns(func.ref)
-            return result
+            return _adopt(owner.returns(func.ref), owner, self)
         if kind == CLASS:
-            return self.instance(func.ref, node)
+            return _adopt(owner.instance(func.ref, node), owner, self)
         if kind == TF_FUNCTION:
             target = func.ref
             if isinstance(target, Value) and target.kind == FUNCTION:
-                result = self.returns(target.ref)
+                home = target.home or owner
+                result = _adopt(home.returns(target.ref), home, self)
                 if result.kind in TF_VALUES:
-                    return replace(result, symbolic=self.traced(scope), origin=node)
+                    return replace(result, symbolic=self.traced(scope), origin=node, remote=None, home=None)
                 if result.kind in (TUPLE, LIST, DICT):
                     return result
                 return result if result.kind in (NUMBER, STR, NONE) else UNKNOWN_VALUE
@@ -610,15 +623,15 @@ class ValueModel:
             cls = func.user_class
             if cls is not None:
                 for method_name in (("call", "__call__") if kind in (MODEL, LAYER) else ("__call__",)):
-                    method = _class_method(self.facts, cls, method_name)
+                    method = _class_method(owner.facts, cls, method_name)
                     if method is not None:
-                        result = self.returns(method)
+                        result = _adopt(owner.returns(method), owner, self)
                         if kind in (MODEL, LAYER) and result.kind in TF_VALUES:
                             return Value(TENSOR, result.certain, dtype=result.dtype, symbolic=self.traced(scope),
                                          origin=node)
                         return result
             if kind in (MODEL, LAYER):
-                return Value(TENSOR, True, symbolic=self.traced(scope), origin=node)
+                return Value(TENSOR, True, symbolic=self._layer_call_symbolic(node, scope), origin=node)
             return UNKNOWN_VALUE
         if kind == LOSS:
             return Value(TENSOR, True, dtype="float32", symbolic=self.traced(scope), origin=node)
@@ -629,9 +642,13 @@ class ValueModel:
         if kind == INITIALIZER:
             return Value(TENSOR, True, dtype=_dtype_keyword(self, node, "dtype", 1, scope) or "float32",
                          symbolic=self.traced(scope), origin=node, data=True)
-        if kind == DISTRIBUTION:
-            return UNKNOWN_VALUE
         return UNKNOWN_VALUE
+
+    def _layer_call_symbolic(self, node: ast.Call, scope: Scope) -> bool | None:
+        """A layer called on a symbolic input (a Keras functional model) gives a symbolic tensor."""
+        if any(self.value(a, scope).symbolic for a in node.args[:1]):
+            return True
+        return self.traced(scope)
 
     def _library_call(self, qualname: str, node: ast.Call, scope: Scope) -> Value:
         if qualname == "tensorflow.function":
@@ -657,9 +674,10 @@ class ValueModel:
         attr = func.attr or ""
         cls = receiver.user_class
         if cls is not None:
-            method = _class_method(self.facts, cls, attr)
+            owner = receiver.home or self
+            method = _class_method(owner.facts, cls, attr)
             if method is not None:
-                return self.returns(method)
+                return _adopt(owner.returns(method), owner, self)
         api = library.method(receiver.kind, attr)
         if api is None and receiver.kind == MODEL:
             api = library.method(LAYER, attr)
@@ -975,13 +993,7 @@ class ValueModel:
                 return _certain(TF_FUNCTION, ref=function, origin=stmt)
             return function
         if kind == "import":
-            for alias in getattr(stmt, "names", ()):
-                if (alias.asname or alias.name).split(".")[0] == name:
-                    resolved = self.facts.imports.names.get(name)
-                    if resolved is not None:
-                        from ..facts.names import canonical
-                        return _certain(LIBRARY, ref=canonical(resolved))
-            return UNKNOWN_VALUE
+            return self._imported(stmt, name)
         if kind == "for":
             return self.element_of(self.value(d.value, scope))
         if kind == "with":
@@ -1043,6 +1055,77 @@ class ValueModel:
         if kind == SHAPE:
             return Value(NUMBER, False, dtype="int")
         return UNKNOWN_VALUE
+
+    # --- imports and other modules -----------------------------------------------------------
+
+    def _imported(self, stmt: ast.stmt, name: str) -> Value:
+        """What `import ...` / `from ... import ...` binds `name` to."""
+        from ..facts.names import canonical
+
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if (alias.asname or alias.name.split(".")[0]) == name:
+                    return self._module(alias.name if alias.asname else alias.name.split(".")[0], 0)
+        elif isinstance(stmt, ast.ImportFrom):
+            module = stmt.module or ""
+            for alias in stmt.names:
+                if (alias.asname or alias.name) != name:
+                    continue
+                if not stmt.level and _library_module(module):
+                    return _certain(LIBRARY, ref=canonical(f"{module}.{alias.name}"))
+                return self._remote_name(module, alias.name, stmt.level)
+        return UNKNOWN_VALUE
+
+    def _module(self, qualname: str, level: int) -> Value:
+        from ..facts.names import canonical
+        from . import modules
+
+        if level == 0 and _library_module(qualname):
+            return _certain(LIBRARY, ref=canonical(qualname))
+        path = modules.module_path(self.project, self.path, qualname, level)
+        model = self._remote_model(path)
+        if model is None:
+            return _certain(LIBRARY, ref=qualname) if level == 0 else UNKNOWN_VALUE
+        return _certain(LIBRARY, ref=qualname, home=model, remote=modules.label(path))
+
+    def _remote_name(self, module: str, name: str, level: int) -> Value:
+        """`name` as module `module` of the project defines it (or the submodule `module.name`)."""
+        from . import modules
+
+        path = modules.module_path(self.project, self.path, module, level) if module or level else None
+        model = self._remote_model(path)
+        if model is not None:
+            found = model.module_value(name)
+            if found.known:
+                return _adopt(found, model, self)
+        submodule = f"{module}.{name}" if module else name
+        sub_path = modules.module_path(self.project, self.path, submodule, level)
+        sub_model = self._remote_model(sub_path)
+        if sub_model is not None:
+            return _certain(LIBRARY, ref=submodule, home=sub_model, remote=modules.label(sub_path))
+        return UNKNOWN_VALUE
+
+    def _remote_model(self, path: str | None) -> "ValueModel | None":
+        from . import modules
+
+        if path is None or self.project is None:
+            return None
+        if self.path is not None and os.path.abspath(path) == os.path.abspath(self.path):
+            return None
+        if self.reads is None:
+            self.reads = modules.Reads()
+        model = modules.model_for(path, self.project, self.targets, self.reads)
+        if model is not None:
+            model.reads = self.reads
+        return model
+
+    def module_value(self, name: str) -> Value:
+        """The join of the module-level definitions of `name` in this file."""
+        module = self.facts.module
+        defs = flow_of(self.facts, module).definitions(name)
+        if not defs:
+            return UNKNOWN_VALUE
+        return join(self.definition(d, name, module) for d in defs)
 
     # --- functions ------------------------------------------------------------------------------
 
@@ -1360,6 +1443,22 @@ def describe(value: Value, line_label=lambda line: f"line {line}") -> str:
 
 # --- helpers --------------------------------------------------------------------------------
 
+def _adopt(value: Value, owner: "ValueModel", here: "ValueModel") -> Value:
+    """A value found by another file's model, as this file sees it: its references stay with
+    that model, and its origin is named by that file."""
+    if owner is here or not value.known:
+        return value
+    from .modules import label
+
+    return replace(value, home=value.home or owner, remote=value.remote or (label(owner.path) if owner.path else "another module"))
+
+
+def _library_module(qualname: str) -> bool:
+    from .modules import LIBRARIES
+
+    return qualname.split(".")[0] in LIBRARIES
+
+
 class _Starred:
     pass
 
@@ -1577,11 +1676,17 @@ def _ends(body: list[ast.stmt]) -> bool:
 
 # --- one model per file -------------------------------------------------------------------
 
-def values_of(facts: Facts, targets: Any = None) -> ValueModel:
-    """The value model of the file whose facts these are (kept while the same tree is checked)."""
+def values_of(facts: Facts, targets: Any = None, project: Any = None, path: str | None = None) -> ValueModel:
+    """The value model of the file whose facts these are (kept while the same tree is checked).
+    `project` (a tapelsp.project.Project) lets it read the other modules of the user's project."""
     cached = facts.__dict__.get("_value_model")
-    if cached is not None and cached.targets == targets:
+    if cached is not None and cached.targets == targets and cached.project is project and cached.path == path:
         return cached
-    model = ValueModel(facts, targets)
+    model = ValueModel(facts, targets, project=project, path=path)
     facts.__dict__["_value_model"] = model
     return model
+
+
+def values_for(ctx) -> ValueModel:
+    """`values_of` for a rule's context."""
+    return values_of(ctx.facts, ctx.targets, ctx.project, ctx.path)

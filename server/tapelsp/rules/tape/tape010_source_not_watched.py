@@ -14,7 +14,7 @@ from ...analysis.gradcalls import (
     watch_calls,
     watch_position,
 )
-from ...analysis.values import TENSOR, VARIABLE, Value, is_integer_dtype, values_of
+from ...analysis.values import TENSOR, VARIABLE, Value, is_integer_dtype, values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 _VARIABLE_LISTS = ("trainable_variables", "trainable_weights", "variables", "weights")
@@ -259,7 +259,7 @@ class SourceNotWatched(Rule):
 
     @shares_findings
     def check(self, ctx: Context) -> None:
-        values = values_of(ctx.facts, ctx.targets)
+        values = values_for(ctx)
         for call in gradient_calls(ctx.facts):
             if call.entry is None or call.sources is None or call.asks_zeros:
                 continue

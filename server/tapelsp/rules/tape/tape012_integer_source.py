@@ -2,11 +2,12 @@ from __future__ import annotations
 
 import ast
 
+from ...facts.names import dotted
 from ...model import Applicability, Severity
 from ...versions import VersionRange
 from ._fixes import unfixed
 from ...analysis.gradcalls import GradCall, gradient_calls, watch_position
-from ...analysis.sources import INT_DTYPES, Kind, lookup_for, source_kind
+from ...analysis.values import NUMPY_VALUES, TENSOR, VARIABLE, Value, is_integer_dtype, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
 WATCH_WARNING = "The dtype of the watched tensor must be floating"
@@ -15,7 +16,8 @@ WATCH_WARNING = "The dtype of the watched tensor must be floating"
 class IntegerSource(Rule):
     """
     ## What it does
-    Finds gradients asked with respect to a tensor or variable of an integer dtype:
+    Finds gradients asked with respect to a tensor or variable of an integer dtype
+    (reported where the gradient is asked for a tensor, where it is created for a variable):
     `tf.constant(3)`, `tf.Variable(0)`, `tf.range(5)`, `dtype=tf.int32`, a cast to an
     integer type, or an image decoded as `uint8` and never cast.
 
@@ -57,7 +59,7 @@ class IntegerSource(Rule):
                 tape.watch(x)
                 y = x * x
             g = tape.gradient(y, x)
-        """, 3, "an integer literal, watched: TensorFlow logs a warning and returns None",
+        """, 7, "an integer literal, watched: TensorFlow logs a warning and returns None",
             proof=Proof(check="""
                 assert g is None
                 assert any("The dtype of the watched tensor must be floating" in line for line in __tapelsp_logs__)
@@ -98,7 +100,7 @@ class IntegerSource(Rule):
                 tape.watch(image)
                 score = tf.reduce_sum(tf.cast(image, tf.float32) * w)
             saliency = tape.gradient(score, image)
-        """, 4, "a uint8 image, never cast before watching: no fix (casting a decoded image changes what "
+        """, 9, "a uint8 image, never cast before watching: no fix (casting a decoded image changes what "
                 "every later use gets)",
             proof=Proof(check="""
                 assert saliency is None
@@ -112,7 +114,7 @@ class IntegerSource(Rule):
                 tape.watch(counts)
                 total = tf.reduce_sum(tf.cast(counts, tf.float32) ** 2)
             g = tape.gradient(total, counts)
-        """, 3, "an explicit integer dtype: made float32 (unsafe: other uses may need the integers)",
+        """, 7, "an explicit integer dtype: made float32 (unsafe: other uses may need the integers)",
             proof=Proof(check="assert g is None"),
             fixed="""
             import tensorflow as tf
@@ -133,7 +135,7 @@ class IntegerSource(Rule):
                 tape.watch(image)
                 score = tf.reduce_sum(tf.cast(image, tf.float32) ** 2)
             g = tape.gradient(score, image)
-        """, 5, "NumPy uint8 pixels converted as they are: converted to float32 instead (unsafe)",
+        """, 9, "NumPy uint8 pixels converted as they are: converted to float32 instead (unsafe)",
             proof=Proof(check="assert g is None"),
             fixed="""
             import numpy as np
@@ -203,52 +205,82 @@ class IntegerSource(Rule):
     )
 
     def check(self, ctx: Context) -> None:
+        values = values_for(ctx)
         reported: set[int] = set()
         for call in gradient_calls(ctx.facts):
             if call.sources is None or call.asks_zeros:
                 continue
-            lookup = lookup_for(ctx.facts, call.flow, ctx.project, ctx.path)
             elements = call.sources.elts if isinstance(call.sources, (ast.List, ast.Tuple)) else [call.sources]
             for element in elements:
-                if not isinstance(element, ast.Name):
+                if not isinstance(element, (ast.Name, ast.Attribute)) or dotted(element) is None:
                     continue
-                kind = source_kind(lookup, element, call.node)
-                if kind is None or not kind.integer or kind.kind not in ("constant", "variable"):
+                value = values.value(element, call.site.scope)
+                if not value.is_(TENSOR, VARIABLE) or not is_integer_dtype(value.dtype):
                     continue
-                where = kind.node if kind.remote is None and kind.node is not None else element
+                source = _Source(value, values)
+                # A variable is declared integer where it is created; a tensor gives None
+                # where it is asked for, and the related location shows where it was made.
+                where = source.made if source.made is not None and value.kind == VARIABLE else element
                 if id(where) in reported:
                     continue
                 reported.add(id(where))
-                self._report(ctx, call, element, kind, where)
+                self._report(ctx, call, element, source, where)
 
-    def _report(self, ctx: Context, call: GradCall, element: ast.Name, kind: Kind, where: ast.AST) -> None:
-        dtype = _dtype_name(kind)
-        what = "tf.Variable" if kind.kind == "variable" else "tensor"
-        watched = watch_position(ctx.facts, call, element.id)
-        made = f", made in {kind.remote}" if kind.remote else ""
+    def _report(self, ctx: Context, call: GradCall, element: ast.expr, source: "_Source", where: ast.AST) -> None:
+        dtype = source.value.dtype
+        what = "tf.Variable" if source.value.kind == VARIABLE else "tensor"
+        name = dotted(element) or ast.unparse(element)
+        watched = watch_position(ctx.facts, call, name)
+        made = f", made in {source.value.remote}" if source.value.remote else ""
         if watched:
             effect = (f"TensorFlow logs \"{WATCH_WARNING} (e.g. tf.float32), got tf.{dtype}\" at the watch and "
                       f"`{call.label()}` on {ctx.where(call.node)} returns None for it")
         else:
             effect = (f"the tape never records it, so `{call.label()}` on {ctx.where(call.node)} returns None "
                       "for it")
-        literal = _int_literal_in(kind.node)
-        explicit = isinstance(kind.detail, ast.Attribute) or (
-            isinstance(kind.detail, ast.Constant) and isinstance(kind.detail.value, str))
+        literal = _int_literal_in(source.made)
+        explicit = source.explicit
         fix = (f"Use a float literal (`{literal}.0`)" if literal is not None and not explicit
                else "Use a float dtype such as tf.float32")
         if dtype == "uint8":
             fix = "Cast it first, e.g. `tf.cast(image, tf.float32)`, and watch the float tensor"
         related = [ctx.related(call.node, "the gradient call that gets None")]
         if where is not element:
-            related.append(ctx.related(element, f"`{element.id}` used as a gradient source"))
+            related.append(ctx.related(element, f"`{name}` used as a gradient source"))
+        elif source.made is not None:
+            related.append(ctx.related(source.made, f"`{name}` is made {dtype} here"))
         ctx.report(
             where,
-            f"`{element.id}` is an integer {what} ({dtype}{made}); gradients exist only for floating "
+            f"`{name}` is an integer {what} ({dtype}{made}); gradients exist only for floating "
             f"dtypes: {effect}. {fix}.",
             related=related,
-            fix=_float_offer(ctx, kind, explicit) if kind.remote is None else None,
+            fix=_float_offer(ctx, source) if source.value.remote is None else None,
         )
+
+
+class _Source:
+    """An integer gradient source: its value, the call that made it in this file, and the
+    `dtype=` argument that made it integer (when written out)."""
+
+    def __init__(self, value: Value, values) -> None:
+        self.value = value
+        origin = value.origin if value.remote is None else None
+        self.made: ast.Call | None = origin if isinstance(origin, ast.Call) else None
+        self.dtype_arg: ast.expr | None = None
+        self.numpy = False
+        call = self.made
+        if call is not None:
+            self.dtype_arg = next((k.value for k in call.keywords if k.arg == "dtype"), None)
+            qualname = values.facts.imports.resolve(call.func)
+            if self.dtype_arg is None and qualname == "tensorflow.constant" and len(call.args) > 1:
+                self.dtype_arg = call.args[1]
+            if qualname in ("tensorflow.constant", "tensorflow.convert_to_tensor") and call.args:
+                self.numpy = values.value(call.args[0]).kind in NUMPY_VALUES
+
+    @property
+    def explicit(self) -> bool:
+        detail = self.dtype_arg
+        return isinstance(detail, ast.Attribute) or (isinstance(detail, ast.Constant) and isinstance(detail.value, str))
 
 
 _LITERAL_MAKERS = {"tensorflow.constant": "value", "tensorflow.Variable": "initial_value",
@@ -257,18 +289,18 @@ _DTYPE_MAKERS = frozenset({"tensorflow.constant", "tensorflow.Variable", "tensor
                            "tensorflow.zeros", "tensorflow.ones", "tensorflow.range"})
 
 
-def _float_offer(ctx: Context, kind: Kind, explicit: bool):
+def _float_offer(ctx: Context, source: _Source):
     """Integer literals made float (safe), an integer dtype made float32 (unsafe), or
     `dtype=tf.float32` added to a conversion of integer NumPy data (unsafe)."""
     if not ctx.fixes:
         return None  # the offer is worked out only when fixes are wanted
-    call = kind.node
-    if not isinstance(call, ast.Call):
+    call = source.made
+    if call is None:
         return None
     qualname = ctx.facts.imports.resolve(call.func)
     text = ctx.facts.source.text
-    if explicit:
-        dtype = kind.detail
+    if source.explicit:
+        dtype = source.dtype_arg
         if qualname not in _DTYPE_MAKERS or dtype is None:
             return None
 
@@ -290,7 +322,7 @@ def _float_offer(ctx: Context, kind: Kind, explicit: bool):
 
             return float_literals_fix(text, literals, "Use float literals", Applicability.SAFE)
         return build_literals
-    if kind.dtype is None or not isinstance(call.func, ast.Attribute) or \
+    if not source.numpy or not isinstance(call.func, ast.Attribute) or \
             ctx.facts.imports.resolve(call.func.value) != "tensorflow":
         return None
     float32 = f"{ast.unparse(call.func.value)}.float32"
@@ -320,23 +352,6 @@ def _int_literals(value: ast.expr) -> list[ast.Constant] | None:
         else:
             return None
     return found or None
-
-
-def _dtype_name(kind: Kind) -> str:
-    if kind.dtype in INT_DTYPES:
-        return kind.dtype
-    detail = kind.detail
-    if isinstance(detail, ast.Constant) and isinstance(detail.value, str) and detail.value in INT_DTYPES:
-        return detail.value
-    if isinstance(detail, ast.Attribute) and detail.attr in INT_DTYPES:
-        return detail.attr
-    node = kind.node
-    if isinstance(node, ast.Call):
-        func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else ""
-        if name.startswith("decode_"):
-            return "uint8"
-    return "int32"
 
 
 def _int_literal_in(node: ast.AST | None) -> int | None:
