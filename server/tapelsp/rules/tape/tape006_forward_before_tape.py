@@ -15,7 +15,8 @@ from ...analysis.gradcalls import (
     tape_item_range_node,
     watch_position,
 )
-from ...analysis.sources import lookup_for, may_reach, source_kind
+from ...analysis.reach import may_reach
+from ...analysis.values import NUMBER, TENSOR, VARIABLE, is_integer_dtype, values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 NO_GRADIENTS = "No gradients provided for any variable"
@@ -201,7 +202,7 @@ class ForwardBeforeTape(Rule):
             return None
         slice_ = call.target_slice()
         start = position(entry.node)
-        lookup = lookup_for(ctx.facts, call.flow, ctx.project, ctx.path)
+        lookup = values_for(ctx)
         for model in models:
             pre = [d for d in slice_ if d.position < start and not recorded(d, entry) and _calls(d.value, model)]
             if not pre:
@@ -229,20 +230,21 @@ class ForwardBeforeTape(Rule):
         if not names:
             return None
         slice_ = call.target_slice()
-        lookup = lookup_for(ctx.facts, call.flow, ctx.project, ctx.path)
+        lookup = values_for(ctx)
         watch_all = call.binding.option("watch_accessed_variables")
         for name in names:
-            kind = source_kind(lookup, ast.Name(id=name, ctx=ast.Load()), call.node)
-            if kind is not None and (kind.integer or kind.kind == "number"):
+            element = next(e for e in elements if isinstance(e, ast.Name) and e.id == name)
+            value = lookup.value(element, call.site.scope)
+            if value.known and (is_integer_dtype(value.dtype) or value.kind == NUMBER):
                 continue
             watched = watch_position(ctx.facts, call, name)
             if watched is None:
                 continue
-            if kind is not None and kind.kind == "variable" and kind.trainable and watch_all is not False:
+            if value.is_(VARIABLE) and value.trainable and watch_all is not False:
                 threshold, after_watch = position(entry.node), False
             elif isinstance(watched, tuple):
                 threshold, after_watch = watched, True
-            elif kind is not None and kind.kind == "constant":
+            elif value.is_(TENSOR):
                 continue  # never watched at all: TAPE010
             else:
                 threshold, after_watch = position(entry.node), False
@@ -327,7 +329,7 @@ def _used_later(ctx: Context, call: GradCall, slice_: list[Def], name: str, thre
         return True
     head = name.split(".")[0]
     for value, _stmt in values:
-        if mentions(value, name) or may_reach(ctx.facts, lookup, value, head, local, scope=call.flow.scope):
+        if mentions(value, name) or may_reach(lookup, value, head, local, call.flow.scope):
             return True
         if "." in name and _calls_method_of(value, head):
             return True  # `self.compute_loss(...)` may call `self.actor` itself
