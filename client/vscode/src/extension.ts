@@ -9,7 +9,7 @@ let manager: ServerManager | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
     const output = vscode.window.createOutputChannel('tapelsp', { log: true });
     context.subscriptions.push(output);
-    const servers = new ServerManager(output);
+    const servers = new ServerManager(output, context.extensionPath);
     manager = servers;
 
     const item = vscode.window.createStatusBarItem('tapelsp.status', vscode.StatusBarAlignment.Right, 100);
@@ -30,6 +30,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         vscode.commands.registerCommand('tapelsp.restart', () => servers.restart('tapelsp.restart command')),
         vscode.commands.registerCommand('tapelsp.showLogs', () => output.show()),
         vscode.commands.registerCommand('tapelsp.probe', () => probe(servers)),
+        vscode.commands.registerCommand('tapelsp.installLibcst', (reason: unknown) => servers.offerLibcst(reason)),
     );
 
     await servers.restart('activation');

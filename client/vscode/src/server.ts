@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
     DidChangeConfigurationNotification,
@@ -15,9 +17,14 @@ import {
     activeInterpreterPath,
     checkCommand,
     installCommand,
+    isLibcstOffer,
+    libcstInstallCommand,
+    noFixesMessage,
+    readBundle,
     readCheck,
     resolveInterpreter,
     serverCommand,
+    type Bundle,
     type CheckResult,
     type CommandLine,
     type Interpreter,
@@ -36,13 +43,27 @@ export function currentSettings(scope?: vscode.ConfigurationScope): { settings: 
     return readSettings((key) => config.get(key));
 }
 
+/** `bundled/` of the installed extension, undefined when it has none (a build without it). */
+export function loadBundle(extensionPath: string): Bundle | undefined {
+    const dir = path.join(extensionPath, 'bundled');
+    let text: string | undefined;
+    try {
+        text = readFileSync(path.join(dir, 'manifest.json'), 'utf8');
+    } catch {
+        text = undefined;
+    }
+    return readBundle(text, dir, path.join);
+}
+
 /**
- * Owns the language client: finds the interpreter, checks that tapelsp is installed there,
- * starts `python -m tapelsp`, restarts it when the interpreter or `tapelsp.enable` changes,
- * and forwards every other settings change to the running server.
+ * Owns the language client: finds the interpreter, checks that it runs tapelsp (the bundled
+ * one, or its own with `tapelsp.importStrategy: fromEnvironment`), starts `python -m tapelsp`,
+ * restarts it when the interpreter, the import strategy or `tapelsp.enable` changes, and
+ * forwards every other settings change to the running server.
  */
 export class ServerManager implements vscode.Disposable {
     readonly status = new Status();
+    readonly bundle: Bundle | undefined;
     private client: LanguageClient | undefined;
     private interpreter: Interpreter | undefined;
     private readonly trace: TraceChannel;
@@ -52,7 +73,8 @@ export class ServerManager implements vscode.Disposable {
     private queue: Promise<void> = Promise.resolve();
     private stopping = false;
 
-    constructor(readonly output: vscode.LogOutputChannel) {
+    constructor(readonly output: vscode.LogOutputChannel, extensionPath: string) {
+        this.bundle = loadBundle(extensionPath);
         this.trace = new TraceChannel(output);
         this.disposables.push(
             this.trace,
@@ -92,13 +114,24 @@ export class ServerManager implements vscode.Disposable {
         this.status.starting(`Interpreter: ${label}`);
         this.output.info(`interpreter: ${label}`);
 
-        const check = await this.check(interpreter);
+        if (settings.importStrategy === 'useBundled' && !this.bundle) {
+            this.output.warn('this build of the extension has no bundled tapelsp: using the one installed in the interpreter');
+        }
+        const bundle = settings.importStrategy === 'useBundled' ? this.bundle : undefined;
+        const check = await this.check(interpreter, bundle);
         if (check.kind !== 'ready') {
-            this.reportCheck(check, interpreter, settings);
+            this.reportCheck(check, interpreter, settings, bundle);
             return;
         }
-        this.output.info(`tapelsp ${check.version} in ${check.python}`);
-        await this.startClient(interpreter, settings, `Interpreter: ${check.python} (${sourceLabel(interpreter)}), tapelsp ${check.version}`);
+        const where = bundle ? `bundled (${bundle.target})` : `in ${check.python}`;
+        this.output.info(`tapelsp ${check.version} ${where}, run by ${check.python} (Python ${check.pythonVersion})`);
+        let detail = `Interpreter: ${check.python} (${sourceLabel(interpreter)}), tapelsp ${check.version} ${bundle ? 'bundled' : 'installed there'}`;
+        const noFixes = noFixesMessage(check, bundle);
+        if (noFixes) {
+            this.output.warn(noFixes);
+            detail += '\nQuick fixes need libcst (see the logs)';
+        }
+        await this.startClient(interpreter, settings, detail, bundle);
     }
 
     private async resolve(settings: Settings): Promise<Interpreter> {
@@ -117,15 +150,26 @@ export class ServerManager implements vscode.Disposable {
         });
     }
 
-    private async check(interpreter: Interpreter): Promise<CheckResult> {
-        const run = await runProcess(checkCommand(interpreter), 30_000, this.cwd());
+    private async check(interpreter: Interpreter, bundle: Bundle | undefined): Promise<CheckResult> {
+        const run = await runProcess(checkCommand(interpreter, bundle, process.env.PYTHONPATH, process.platform), 30_000, this.cwd());
         return readCheck(run, interpreter);
     }
 
-    private reportCheck(check: Exclude<CheckResult, { kind: 'ready' }>, interpreter: Interpreter, settings: Settings): void {
+    private reportCheck(check: Exclude<CheckResult, { kind: 'ready' }>, interpreter: Interpreter, settings: Settings,
+        bundle: Bundle | undefined): void {
         switch (check.kind) {
             case 'missing':
             case 'no-server': {
+                if (bundle) {
+                    // The bundled copy did not load: a broken install of the extension, not
+                    // something pip in the interpreter would mend.
+                    const what = `the tapelsp bundled with the extension does not load in ${check.python}` +
+                        (check.kind === 'missing' ? ` (${check.detail})` : '');
+                    this.status.failed(what);
+                    this.output.error(what);
+                    void this.notifyError(`${what}. Reinstall the extension, or set tapelsp.importStrategy to fromEnvironment.`, settings);
+                    return;
+                }
                 const what = check.kind === 'missing'
                     ? `tapelsp is not installed in ${check.python}`
                     : `tapelsp ${check.version} in ${check.python} has no language server (it is too old)`;
@@ -150,24 +194,51 @@ export class ServerManager implements vscode.Disposable {
         }
     }
 
-    /** Always shown (whatever tapelsp.showNotifications says): without it nothing works. */
+    /**
+     * Always shown (whatever tapelsp.showNotifications says): without it nothing works. Only with
+     * `tapelsp.importStrategy: fromEnvironment`; the install is the wheel bundled in the extension.
+     */
     private async offerInstall(interpreter: Interpreter, what: string): Promise<void> {
         const install = 'Install tapelsp';
+        const bundled = 'Use Bundled tapelsp';
         const choose = 'Choose Interpreter';
-        const answer = await vscode.window.showWarningMessage(
-            `${what}. Install it there (python ${installCommand(interpreter).args.join(' ')})?`, install, choose);
-        if (answer === install) {
-            await this.install(interpreter);
+        const line = installCommand(interpreter, this.bundle);
+        const answer = line
+            ? await vscode.window.showWarningMessage(
+                `${what}. Install it there from the wheel bundled with the extension ` +
+                `(python -m pip install ${path.basename(line.args[line.args.length - 1])}), or run the bundled tapelsp?`,
+                install, bundled, choose)
+            : await vscode.window.showWarningMessage(
+                `${what}. tapelsp is not on PyPI: install it from its repository (pip install .), or choose another interpreter.`,
+                choose);
+        if (answer === install && line) {
+            await this.install(interpreter, line);
+        } else if (answer === bundled) {
+            await useBundled();
         } else if (answer === choose) {
             await chooseInterpreter();
         }
     }
 
-    private async install(interpreter: Interpreter): Promise<void> {
-        const line = installCommand(interpreter);
+    /**
+     * `tapelsp.installLibcst`, the quick fix of a finding whose fix needs libcst: says why, and
+     * offers to install libcst (from PyPI) into the interpreter that runs the server.
+     */
+    async offerLibcst(reason: unknown): Promise<void> {
+        const interpreter = this.interpreter;
+        const text = typeof reason === 'string' ? reason : 'tapelsp\'s fixes need libcst.';
+        this.output.warn(text);
+        const install = 'Install libcst';
+        const logs = 'Show Logs';
+        const answer = await vscode.window.showWarningMessage(`tapelsp: ${text}`, ...(interpreter ? [install] : []), logs);
+        if (answer === install && interpreter) await this.install(interpreter, libcstInstallCommand(interpreter), 'libcst');
+        else if (answer === logs) this.output.show();
+    }
+
+    private async install(interpreter: Interpreter, line: CommandLine, what = 'tapelsp'): Promise<void> {
         this.output.info(`running: ${line.command} ${line.args.join(' ')}`);
         const run = await vscode.window.withProgress(
-            { location: vscode.ProgressLocation.Notification, title: `tapelsp: installing into ${interpreter.command}` },
+            { location: vscode.ProgressLocation.Notification, title: `tapelsp: installing ${what} into ${interpreter.command}` },
             () => runProcess(line, 10 * 60_000, this.cwd()),
         );
         for (const text of [run.stdout, run.stderr]) if (text.trim()) this.output.appendLine(text.trimEnd());
@@ -175,11 +246,11 @@ export class ServerManager implements vscode.Disposable {
             this.output.error(`pip failed (${run.spawnError ?? `exit status ${run.exitCode}`})`);
             const logs = 'Show Logs';
             const answer = await vscode.window.showErrorMessage(
-                `tapelsp: pip could not install tapelsp into ${interpreter.command}. The logs have pip's output.`, logs);
+                `tapelsp: pip could not install ${what} into ${interpreter.command}. The logs have pip's output.`, logs);
             if (answer === logs) this.output.show();
             return;
         }
-        await this.restart('tapelsp was installed');
+        await this.restart(`${what} was installed`);
     }
 
     private async notifyError(message: string, settings: Settings): Promise<void> {
@@ -215,6 +286,16 @@ export class ServerManager implements vscode.Disposable {
                         end();
                     }
                 },
+                async provideCodeActions(document, range, context, token, next) {
+                    const actions = await next(document, range, context, token);
+                    for (const action of actions ?? []) {
+                        if (action instanceof vscode.CodeAction && action.disabled && isLibcstOffer({ title: action.title, disabled: action.disabled })) {
+                            action.command = { title: action.title, command: 'tapelsp.installLibcst', arguments: [action.disabled.reason] };
+                            action.disabled = undefined;
+                        }
+                    }
+                    return actions;
+                },
                 handleDiagnostics(uri, diagnostics, next) {
                     diagnostics.forEach(markRuntime);
                     next(uri, diagnostics);
@@ -234,12 +315,12 @@ export class ServerManager implements vscode.Disposable {
         };
     }
 
-    private async startClient(interpreter: Interpreter, settings: Settings, detail: string): Promise<void> {
-        const line: CommandLine = serverCommand(interpreter);
+    private async startClient(interpreter: Interpreter, settings: Settings, detail: string, bundle: Bundle | undefined): Promise<void> {
+        const line: CommandLine = serverCommand(interpreter, bundle, process.env.PYTHONPATH, process.platform);
         const executable: Executable = {
             command: line.command,
             args: line.args,
-            options: { cwd: this.cwd(), env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+            options: { cwd: this.cwd(), env: { ...process.env, ...line.env, PYTHONUNBUFFERED: '1' } },
         };
         const client = new LanguageClient('tapelsp', 'tapelsp', { run: executable, debug: executable }, this.clientOptions());
         this.client = client;
@@ -261,7 +342,7 @@ export class ServerManager implements vscode.Disposable {
                 this.status.failed('The tapelsp language server stopped.');
             }
         });
-        this.output.info(`starting: ${line.command} ${line.args.join(' ')}`);
+        this.output.info(`starting: ${line.env ? `PYTHONPATH=${line.env.PYTHONPATH} ` : ''}${line.command} ${line.args.join(' ')}`);
         try {
             await client.start();
         } catch (error) {
@@ -293,7 +374,7 @@ export class ServerManager implements vscode.Disposable {
     private configurationChanged(event: vscode.ConfigurationChangeEvent): void {
         const action = changeAction((section) => event.affectsConfiguration(section));
         if (action === 'restart') {
-            void this.restart('tapelsp.enable or tapelsp.interpreter changed');
+            void this.restart('tapelsp.enable, tapelsp.interpreter or tapelsp.importStrategy changed');
         } else if (action === 'notify') {
             this.sendSettings('settings changed');
         }
@@ -343,6 +424,15 @@ async function pythonApi(): Promise<PythonEnvironmentsApi | undefined> {
     }
 }
 
+/** Sets tapelsp.importStrategy to useBundled where it is set to something else (else for the user). */
+async function useBundled(): Promise<void> {
+    const config = vscode.workspace.getConfiguration('tapelsp');
+    const where = config.inspect('importStrategy');
+    const target = where?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder
+        : where?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    await config.update('importStrategy', 'useBundled', target);
+}
+
 async function chooseInterpreter(): Promise<void> {
     if (vscode.extensions.getExtension(PYTHON_EXTENSION)) {
         await vscode.commands.executeCommand('python.setInterpreter');
@@ -375,7 +465,7 @@ interface ProcessRun {
 
 function runProcess(line: CommandLine, timeout: number, cwd: string | undefined): Promise<ProcessRun> {
     return new Promise((resolve) => {
-        execFile(line.command, line.args, { timeout, cwd, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+        execFile(line.command, line.args, { timeout, cwd, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, ...line.env, PYTHONUNBUFFERED: '1' } },
             (error, stdout, stderr) => {
                 const code = error && typeof (error as NodeJS.ErrnoException).code === 'string'
                     ? (error as NodeJS.ErrnoException).code : undefined;

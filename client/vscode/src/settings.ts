@@ -2,7 +2,7 @@
 // dependency on `vscode` and runs under plain Node in the unit tests.
 //
 // Two kinds of settings live here:
-// - client settings: `enable`, `interpreter`, `showNotifications` (and `trace.server`,
+// - client settings: `enable`, `interpreter`, `importStrategy`, `showNotifications` (and `trace.server`,
 //   which vscode-languageclient reads itself). They decide how the server is started and
 //   which notifications are shown; the server never sees them.
 // - server settings: `select`, `ignore`, `severity`, `tensorflowVersion`, `probe.*` (and the
@@ -13,10 +13,17 @@
 
 export type SeverityName = 'error' | 'warning' | 'information' | 'hint';
 export type NotificationLevel = 'off' | 'onError' | 'onWarning' | 'always';
+/**
+ * Where the server's Python code comes from: the copy bundled in the extension (tapelsp and its
+ * dependencies, run by the chosen interpreter with nothing installed there), or the tapelsp
+ * installed in that interpreter. The names are those of Microsoft's Python tool extensions.
+ */
+export type ImportStrategy = 'useBundled' | 'fromEnvironment';
 
 export interface Settings {
     enable: boolean;
     interpreter: string;
+    importStrategy: ImportStrategy;
     select: string[];
     ignore: string[];
     severity: Record<string, SeverityName>;
@@ -44,6 +51,7 @@ export interface ServerSettings {
 export const DEFAULTS: Settings = {
     enable: true,
     interpreter: '',
+    importStrategy: 'useBundled',
     select: [],
     ignore: [],
     severity: {},
@@ -55,6 +63,7 @@ export const DEFAULTS: Settings = {
 const SEVERITIES: readonly SeverityName[] = ['error', 'warning', 'information', 'hint'];
 const SEVERITY_ALIASES: Record<string, SeverityName> = { info: 'information', warn: 'warning' };
 const LEVELS: readonly NotificationLevel[] = ['off', 'onError', 'onWarning', 'always'];
+const STRATEGIES: readonly ImportStrategy[] = ['useBundled', 'fromEnvironment'];
 
 /** Reads one key below `tapelsp.` (e.g. `select`, `probe.timeout`); undefined when unset. */
 export type Getter = (key: string) => unknown;
@@ -130,9 +139,17 @@ export function readSettings(get: Getter): { settings: Settings; problems: strin
         problems.push(`tapelsp.showNotifications: expected one of ${LEVELS.join(', ')}`);
         return DEFAULTS.showNotifications;
     };
+    const strategy = (): ImportStrategy => {
+        const value = get('importStrategy');
+        if (value === undefined || value === null) return DEFAULTS.importStrategy;
+        if ((STRATEGIES as readonly unknown[]).includes(value)) return value as ImportStrategy;
+        problems.push(`tapelsp.importStrategy: expected one of ${STRATEGIES.join(', ')}`);
+        return DEFAULTS.importStrategy;
+    };
     const settings: Settings = {
         enable: bool('enable', DEFAULTS.enable),
         interpreter: text('interpreter'),
+        importStrategy: strategy(),
         select: codes('select'),
         ignore: codes('ignore'),
         severity: severity(),
@@ -170,12 +187,12 @@ export type ChangeAction = 'none' | 'notify' | 'restart';
 
 /**
  * `affects(section)` is VS Code's `ConfigurationChangeEvent.affectsConfiguration`.
- * A new interpreter or enable flag needs a new server process; anything else the server
+ * A new interpreter, import strategy or enable flag needs a new server process; anything else the server
  * takes through `workspace/didChangeConfiguration`. Trace and notification levels are read
  * by the client alone.
  */
 export function changeAction(affects: (section: string) => boolean): ChangeAction {
-    if (affects('tapelsp.enable') || affects('tapelsp.interpreter')) return 'restart';
+    if (affects('tapelsp.enable') || affects('tapelsp.interpreter') || affects('tapelsp.importStrategy')) return 'restart';
     for (const key of ['select', 'ignore', 'severity', 'tensorflowVersion', 'probe']) {
         if (affects(`tapelsp.${key}`)) return 'notify';
     }

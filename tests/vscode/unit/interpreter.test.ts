@@ -10,9 +10,12 @@ import {
     checkCommand,
     expandVariables,
     installCommand,
+    noFixesMessage,
+    readBundle,
     readCheck,
     resolveInterpreter,
     serverCommand,
+    type Bundle,
     type Interpreter,
     type InterpreterInputs,
     type PythonEnvironmentsApi,
@@ -85,13 +88,71 @@ describe('the Python extension API', () => {
 
 describe('command lines', () => {
     const python: Interpreter = { command: '/opt/venv/bin/python', source: 'setting' };
+    const bundle: Bundle = {
+        libs: '/ext/bundled/libs', wheel: '/ext/bundled/wheels/tapelsp-0.1.0-py3-none-any.whl', target: 'linux-x64',
+        tapelsp: '0.1.0', libcst: { version: '1.9.0', pythons: ['3.10', '3.11', '3.12', '3.13'] },
+    };
 
     test('the server is `python -m tapelsp` over stdio, nothing else on the line', () => {
         assert.deepEqual(serverCommand(python), { command: '/opt/venv/bin/python', args: ['-m', 'tapelsp'] });
     });
 
-    test('the install offer runs pip of the same interpreter', () => {
-        assert.deepEqual(installCommand(python), { command: '/opt/venv/bin/python', args: ['-m', 'pip', 'install', 'tapelsp'] });
+    test('useBundled: the same line, with bundled/libs first on PYTHONPATH (before what the environment had)', () => {
+        assert.deepEqual(serverCommand(python, bundle), {
+            command: '/opt/venv/bin/python', args: ['-m', 'tapelsp'], env: { PYTHONPATH: '/ext/bundled/libs' },
+        });
+        assert.deepEqual(serverCommand(python, bundle, '/mine:/more', 'linux').env, { PYTHONPATH: '/ext/bundled/libs:/mine:/more' });
+        assert.deepEqual(serverCommand(python, bundle, 'C:\\mine', 'win32').env, { PYTHONPATH: '/ext/bundled/libs;C:\\mine' });
+        assert.deepEqual(checkCommand(python, bundle).env, { PYTHONPATH: '/ext/bundled/libs' });
+        assert.equal(checkCommand(python).env, undefined);
+    });
+
+    test('the install offer (fromEnvironment) runs pip of the same interpreter on the bundled wheel, never `pip install tapelsp`', () => {
+        assert.deepEqual(installCommand(python, bundle),
+            { command: '/opt/venv/bin/python', args: ['-m', 'pip', 'install', '/ext/bundled/wheels/tapelsp-0.1.0-py3-none-any.whl'] });
+        assert.equal(installCommand(python), undefined, 'without a bundled wheel there is nothing to install: tapelsp is not on PyPI');
+        assert.equal(installCommand(python, { ...bundle, wheel: undefined }), undefined);
+    });
+});
+
+describe('readBundle (bundled/manifest.json)', () => {
+    const join = (...parts: string[]) => parts.join('/');
+
+    test('a platform bundle: libs, the wheel, libcst with its Pythons', () => {
+        const text = JSON.stringify({
+            target: 'darwin-arm64', tapelsp: '0.1.0', wheel: 'wheels/tapelsp-0.1.0-py3-none-any.whl',
+            native: { libcst: { version: '1.9.0', pythons: ['3.10', '3.13'] } },
+        });
+        assert.deepEqual(readBundle(text, '/ext/bundled', join), {
+            libs: '/ext/bundled/libs', wheel: '/ext/bundled/wheels/tapelsp-0.1.0-py3-none-any.whl', target: 'darwin-arm64',
+            tapelsp: '0.1.0', libcst: { version: '1.9.0', pythons: ['3.10', '3.13'] },
+        });
+    });
+
+    test('the universal bundle has no libcst; no manifest, or a broken one, is no bundle', () => {
+        const universal = readBundle(JSON.stringify({ target: 'universal', tapelsp: '0.1.0', wheel: 'wheels/t.whl', native: {} }), '/b', join);
+        assert.equal(universal?.libcst, undefined);
+        assert.equal(readBundle(undefined, '/b', join), undefined);
+        assert.equal(readBundle('{not json', '/b', join), undefined);
+        assert.equal(readBundle('{"target": 3}', '/b', join), undefined);
+    });
+});
+
+describe('noFixesMessage: what the log says when libcst does not load', () => {
+    const check = { python: '/usr/bin/python3', pythonVersion: '3.14.0', noFixes: "ModuleNotFoundError: No module named 'libcst'" };
+    const platform: Bundle = { libs: '/l', target: 'linux-x64', tapelsp: '0.1.0', libcst: { version: '1.9.0', pythons: ['3.10', '3.11', '3.12', '3.13'] } };
+
+    test('nothing to say when libcst loads', () => {
+        assert.equal(noFixesMessage({ ...check, noFixes: undefined }, platform), undefined);
+    });
+
+    test('the universal .vsix, a platform .vsix on a Python it has no libcst for, an environment without libcst', () => {
+        const universal = noFixesMessage(check, { ...platform, libcst: undefined, target: 'universal' })!;
+        assert.match(universal, /universal \.vsix does not carry libcst/);
+        assert.match(universal, /`\/usr\/bin\/python3 -m pip install libcst`/);
+        assert.match(universal, /the \.vsix built for your platform/);
+        assert.match(noFixesMessage(check, platform)!, /native modules for Python 3\.10, 3\.11, 3\.12, 3\.13, not 3\.14/);
+        assert.match(noFixesMessage({ ...check, pythonVersion: '3.12.1' }, undefined)!, /libcst does not load in the interpreter/);
     });
 });
 
@@ -100,8 +161,12 @@ describe('readCheck', () => {
     const run = (stdout: string, exitCode = 0, stderr = '') => ({ exitCode, stdout, stderr });
 
     test('ready, missing, too old a tapelsp, too old a Python', () => {
-        assert.deepEqual(readCheck(run('{"python": "/usr/bin/python3", "pythonVersion": [3, 11, 2], "tapelsp": "0.1.0", "server": true}\n'), python),
-            { kind: 'ready', python: '/usr/bin/python3', version: '0.1.0' });
+        assert.deepEqual(readCheck(run('{"python": "/usr/bin/python3", "pythonVersion": [3, 11, 2], "tapelsp": "0.1.0", "server": true, ' +
+            '"location": "/ext/bundled/libs/tapelsp/__init__.py", "libcst": "1.9.0"}\n'), python),
+            { kind: 'ready', python: '/usr/bin/python3', version: '0.1.0', pythonVersion: '3.11.2', location: '/ext/bundled/libs/tapelsp/__init__.py' });
+        assert.deepEqual(readCheck(run('{"python": "/p", "pythonVersion": [3, 13, 0], "tapelsp": "0.1.0", "server": true, ' +
+            '"libcst": null, "libcstError": "ModuleNotFoundError: No module named \'libcst\'"}'), python),
+            { kind: 'ready', python: '/p', version: '0.1.0', pythonVersion: '3.13.0', noFixes: "ModuleNotFoundError: No module named 'libcst'" });
         assert.deepEqual(readCheck(run('{"python": "/p", "pythonVersion": [3, 12, 0], "tapelsp": null, "error": "No module named \'tapelsp\'"}'), python),
             { kind: 'missing', python: '/p', detail: "No module named 'tapelsp'" });
         assert.deepEqual(readCheck(run('{"python": "/p", "pythonVersion": [3, 12, 0], "tapelsp": "0.0.1", "server": false}'), python),

@@ -44,13 +44,15 @@ describe('readSettings', () => {
     test('values of the wrong type fall back to the default and are reported', () => {
         const { settings, problems } = readSettings(getter({
             enable: 'yes', select: 42, 'probe.timeout': -5, showNotifications: 'sometimes', interpreter: 7,
+            importStrategy: 'fromPyPI',
         }));
+        assert.equal(settings.importStrategy, 'useBundled');
         assert.equal(settings.enable, true);
         assert.deepEqual(settings.select, []);
         assert.equal(settings.probe.timeout, DEFAULTS.probe.timeout);
         assert.equal(settings.showNotifications, DEFAULTS.showNotifications);
         assert.equal(settings.interpreter, '');
-        assert.equal(problems.length, 5);
+        assert.equal(problems.length, 6);
     });
 
     test('probe settings and the interpreter are read', () => {
@@ -58,6 +60,7 @@ describe('readSettings', () => {
         assert.deepEqual(settings.probe, { enable: true, timeout: 15, autoAttach: false });
         assert.equal(readSettings(getter({ 'probe.autoAttach': true })).settings.probe.autoAttach, true);
         assert.equal(settings.interpreter, '/opt/py/bin/python');
+        assert.equal(readSettings(getter({ importStrategy: 'fromEnvironment' })).settings.importStrategy, 'fromEnvironment');
     });
 });
 
@@ -88,7 +91,7 @@ describe('toServerSettings (initializationOptions and didChangeConfiguration)', 
     test('client-only settings never reach the server', () => {
         const { settings } = readSettings(getter({ interpreter: '/x/python', enable: false, showNotifications: 'off' }));
         const sent = toServerSettings(settings, true) as unknown as Record<string, unknown>;
-        for (const key of ['interpreter', 'enable', 'showNotifications']) assert.equal(key in sent, false, key);
+        for (const key of ['interpreter', 'importStrategy', 'enable', 'showNotifications']) assert.equal(key in sent, false, key);
     });
 
     test('the keys sent are keys the server knows (server/tapelsp/lsp/editor_settings.py KNOWN_KEYS)', () => {
@@ -135,6 +138,7 @@ describe('the manifest', () => {
         const defaults: Record<string, unknown> = {
             'tapelsp.enable': DEFAULTS.enable,
             'tapelsp.interpreter': DEFAULTS.interpreter,
+            'tapelsp.importStrategy': DEFAULTS.importStrategy,
             'tapelsp.select': DEFAULTS.select,
             'tapelsp.ignore': DEFAULTS.ignore,
             'tapelsp.severity': DEFAULTS.severity,
@@ -150,6 +154,14 @@ describe('the manifest', () => {
         }
     });
 
+    test('tapelsp.importStrategy: useBundled by default, the two values of the Microsoft extensions, restricted in untrusted workspaces', () => {
+        const strategy = manifest.contributes.configuration.properties['tapelsp.importStrategy'];
+        assert.equal(DEFAULTS.importStrategy, 'useBundled');
+        assert.deepEqual(strategy.enum, ['useBundled', 'fromEnvironment']);
+        assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations.sort(),
+            ['tapelsp.importStrategy', 'tapelsp.interpreter']);
+    });
+
     test('contributes the commands, the fix-all kind and an entry point that the build produces', () => {
         const commands = manifest.contributes.commands.map((c: { command: string }) => c.command).sort();
         assert.deepEqual(commands, ['tapelsp.probe', 'tapelsp.restart', 'tapelsp.showLogs']);
@@ -163,8 +175,9 @@ describe('the manifest', () => {
 describe('changeAction', () => {
     const only = (...sections: string[]) => (section: string) => sections.some((s) => s === section || s.startsWith(`${section}.`));
 
-    test('interpreter and enable restart the server', () => {
+    test('interpreter, import strategy and enable restart the server', () => {
         assert.equal(changeAction(only('tapelsp.interpreter')), 'restart');
+        assert.equal(changeAction(only('tapelsp.importStrategy')), 'restart');
         assert.equal(changeAction(only('tapelsp.enable')), 'restart');
     });
 
