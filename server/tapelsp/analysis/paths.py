@@ -91,6 +91,8 @@ _ASSIGN_METHODS = ("assign", "assign_add", "assign_sub")
 _MUTATORS = ("append", "extend", "insert", "add", "update", "appendleft", "extendleft", "setdefault",
              "write")
 _MAX_DEPTH = 3
+# Kinds of values a tape can never differentiate (the value model's kinds).
+_PLAIN_KINDS = frozenset({"number", "str", "none", "ndarray", "np_scalar", "dtype", "shape"})
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,8 @@ class PathResult:
     root: Root
     status: int
     cuts: list[Cut] = field(default_factory=list)
+    # Cuts that make a whole summand of a live target constant (`loss + lam * w.numpy()`).
+    lost: list[Cut] = field(default_factory=list)
 
     @property
     def cut_everywhere(self) -> bool:
@@ -343,8 +347,13 @@ class Evaluator:
     def __init__(self, facts: Facts, flow: Flow, tape: Tape, root: Root, mode: str,
                  *, all_recorded: bool = False, params: dict[str, int] | None = None, depth: int = 0,
                  active_functions: frozenset = frozenset(), distinct: Callable[[str, Root, ast.AST], bool] | None = None,
-                 resolve_function: Callable[[ast.expr], Any] | None = None) -> None:
+                 resolve_function: Callable[[ast.expr], Any] | None = None, values: Any = None,
+                 home: Any = None) -> None:
         self.facts = facts
+        # The value model of this file (analysis/values.py), and the file's own model when the
+        # evaluator runs in a function of another module of the project.
+        self.values = values
+        self.home = home
         self.flow = flow
         self.tape = tape
         self.root = root
@@ -364,6 +373,9 @@ class Evaluator:
         self.env: list[dict[str, int]] = []
         self._paused = _stop_recording_blocks(tape, facts)
         self.calls_seen: list[ast.Call] = []  # model calls met (touch mode, for messages)
+        # Cuts of a value leaving TensorFlow whose result is a whole summand of the target:
+        # that term adds nothing to the gradient even when the rest of the target is live.
+        self.lost_terms: dict[int, Cut] = {}
 
     # -- entry points --
 
@@ -375,6 +387,7 @@ class Evaluator:
             self.cuts.clear()
             self.maybe_cuts = 0
             self.calls_seen.clear()
+            self.lost_terms.clear()
             self.read_previous = False
             if recorded or self.mode == "touch" or _passthrough(expr):
                 result = self.value(expr, at)
@@ -424,7 +437,35 @@ class Evaluator:
             result = max(result, self.define(d, name))
             if result == LIVE:
                 return result
+        self.assigned_read(name, at)
         return max(result, self.mutations(name, at))
+
+    def assigned_read(self, name: str, at: ast.AST) -> None:
+        """Reading a variable that recorded code assigned a live value to (`h.assign(f(w))`, then
+        `h @ v`): the read has no gradient back through the assign. The assign is the cut."""
+        root = self.root
+        if name == root.name or name.startswith(root.name + ".") or root.name.startswith(name + "."):
+            return  # assigning to a source itself is another story
+        method_calls = self.flow.scope.method_calls
+        where = position(at)
+        for method in _ASSIGN_METHODS:
+            for site in method_calls.get((name, method), ()):
+                if not site.node.args or site.node is at or inside(at, site.node):
+                    continue
+                if position(site.node) >= where and not any(inside(at, loop) for loop in site.loops):
+                    continue
+                if not (self.mode == "touch" or self.all_recorded or self._site_recorded(site)):
+                    continue
+                key = ("assign", id(site.node))
+                if key in self.active:
+                    continue
+                self.active.add(key)
+                try:
+                    status = self.value(site.node.args[0], site.node)
+                finally:
+                    self.active.discard(key)
+                if status == LIVE:
+                    self.cut(ASSIGN, site.node, f"`{name}.{method}(...)`", site.node.args[0], LIVE)
 
     def mutations(self, name: str, at: ast.AST) -> int:
         """`losses.append(loss)`: what went into a container before `at` (or earlier in a loop)."""
@@ -537,6 +578,19 @@ class Evaluator:
         return self.join([v for v in node.values if v is not None], at)
 
     def _BinOp(self, node, at):
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            before = len(self.cuts)
+            left = self.value(node.left, at)
+            middle = len(self.cuts)
+            right = self.value(node.right, at)
+            keys = list(self.cuts)
+            for status, other, added in ((left, right, keys[before:middle]), (right, left, keys[middle:])):
+                if status == DEAD and other == LIVE:
+                    for key in added:
+                        cut = self.cuts[key]
+                        if cut.kind == NUMPY:
+                            self.lost_terms.setdefault(key, cut)
+            return max(left, right)
         result = self.join((node.left, node.right), at)
         if isinstance(node.op, ast.FloorDiv) and result != DEAD:
             self.cut(NONDIFF, node, "floor division `//`", node, result)
@@ -584,17 +638,37 @@ class Evaluator:
                 return found
             if self.flow.definitions(name):
                 return self.name(name, node, at)
+            self.assigned_read(name, at)
             if name.startswith("self."):
-                return self.self_attribute(name)
+                return self.self_attribute(name, node)
         base = self.value(node.value, at)
         return base
 
-    def self_attribute(self, name: str) -> int:
+    def self_attribute(self, name: str, node: ast.AST | None = None) -> int:
         """`self.gamma` read as a value: DEAD when every assignment to it in the class is plain
-        data (constants, parameters, library constructors), else MAYBE."""
+        data (constants, parameters, library constructors; a Python number, NumPy data or a
+        tensor made from data for the value model), else MAYBE."""
         cls = self.flow.scope.enclosing_class
         if cls is None or name.count(".") != 1:
             return MAYBE
+        model = self.home or self.values
+        if model is not None and node is not None:
+            value = model.value(node, self.flow.scope)
+            if value.certain and (value.kind in _PLAIN_KINDS or (value.kind == "tensor" and value.data)):
+                return DEAD
+            if value.is_("variable") and isinstance(value.origin, ast.Call):
+                if self.root.owner:
+                    # A variable this class creates itself is not one of another object's.
+                    return DEAD
+                # Another variable than the root (`self.bias` when the root is `self.kernel`).
+                root_value = model.name(self.root.name, self.flow.scope, node) if "." in self.root.name else None
+                if root_value is not None and root_value.is_("variable") and isinstance(root_value.origin, ast.Call) \
+                        and root_value.origin is not value.origin:
+                    return DEAD
+            from .values import fresh_construction
+
+            if model is self.values and fresh_construction(model, value):
+                return DEAD
         values = self_assignments(self.facts, cls, name.split(".", 1)[1])
         if not values:
             return MAYBE
@@ -758,7 +832,90 @@ class Evaluator:
             return bound
         if self.mode == "touch" and self.distinct is not None and self.distinct(name, root, at):
             return DEAD
+        if self._fresh_object_apart_from_root(func, at):
+            return DEAD
         return MAYBE
+
+    def _scope_of_flow(self):
+        scope = self.flow.scope
+        return scope
+
+    def _fresh_object_apart_from_root(self, func: ast.expr, at: ast.AST) -> bool:
+        """`self.expert_a(x)` where `self.expert_a = Dense(1)` and the root is a variable of
+        another object: a layer a library constructor made from plain arguments holds only its
+        own variables, so calling it adds nothing of the root's."""
+        values = self.values
+        if values is None or self.home is not None:
+            return False
+        from .values import fresh_construction, same_construction
+
+        scope = self._scope_of_flow()
+        called = values.value(func, scope)
+        if not fresh_construction(values, called):
+            return False
+        root = self.root
+        holder = root.name if root.owner else root.name.rpartition(".")[0]
+        if not holder:
+            # A variable of its own (`w`): no layer made here from plain arguments holds it.
+            return True
+        held = values.name(holder, scope, at) if "." in holder else values.value(
+            ast.Name(id=holder, ctx=ast.Load(), lineno=getattr(at, "lineno", 1),
+                     col_offset=getattr(at, "col_offset", 0)), scope)
+        if held.kind == "unknown":
+            return False
+        return not same_construction(called, held)
+
+    def remote_function(self, node: ast.Call, at: ast.AST) -> int | None:
+        """A function imported from another module of the project: evaluated there."""
+        values = self.values
+        if values is None or not isinstance(node.func, ast.Name):
+            return None
+        model = self.home or values
+        called = model.value(node.func, self._scope_of_flow())
+        if called.kind != "function" or called.home is None or not called.certain:
+            return None
+        if not isinstance(called.ref, ast.FunctionDef):
+            return None
+        return self.interprocedural(called.ref, node, at, owner=called.home, bound_self=False)
+
+    def method_of_instance(self, node: ast.Call, at: ast.AST) -> int | None:
+        """`layer(x)`, `moe(x)`, `model.neg_elbo(x, y)` on an instance of a class of this file
+        (or of the project) that holds the root: evaluate the method with `self` standing for
+        the instance, the root renamed to the same attribute of `self`."""
+        values = self.values
+        if values is None or self.depth >= _MAX_DEPTH:
+            return None
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            receiver, names = func.value, (func.attr,)
+        else:
+            receiver, names = func, ("call", "__call__")
+        receiver_name = dotted(receiver)
+        root = self.root
+        if receiver_name is None or receiver_name == "self":
+            return None
+        if root.name == receiver_name:
+            mapped = Root("self", root.owner, root.node)
+        elif root.name.startswith(receiver_name + "."):
+            mapped = Root("self" + root.name[len(receiver_name):], root.owner, root.node)
+        else:
+            return None
+        model = self.home or values
+        instance = model.value(receiver, self._scope_of_flow())
+        cls = instance.user_class
+        if cls is None or not instance.certain:
+            return None
+        owner = instance.home or model
+        from .values import class_method
+
+        definition = None
+        for name in names:
+            definition = class_method(owner.facts, cls, name)
+            if definition is not None:
+                break
+        if definition is None or not isinstance(definition, ast.FunctionDef):
+            return None
+        return self.interprocedural(definition, node, at, root=mapped, owner=owner, bound_self=True)
 
     def _bound_library_object(self, name: str, at: ast.AST) -> int | None:
         """`loss_fn = tf.keras.losses.MSE()`: calling it adds nothing of its own."""
@@ -785,6 +942,12 @@ class Evaluator:
             result = self.interprocedural(definition, node, at)
             if result is not None:
                 return result
+        dispatched = self.method_of_instance(node, at)
+        if dispatched is not None:
+            return dispatched
+        remote = self.remote_function(node, at)
+        if remote is not None:
+            return remote
         if self.resolve_function is not None and isinstance(func, ast.Name):
             resolved = self.resolve_function(func)
             if resolved is not None:
@@ -829,22 +992,26 @@ class Evaluator:
             return found[0] if len(found) == 1 else None
         return None
 
-    def interprocedural(self, definition: ast.FunctionDef, node: ast.Call, at) -> int | None:
+    def interprocedural(self, definition: ast.FunctionDef, node: ast.Call, at, *, root: Root | None = None,
+                        owner: Any = None, bound_self: bool | None = None) -> int | None:
         if self.depth >= _MAX_DEPTH or definition in self.active_functions:
             return None
         if definition.decorator_list or _is_generator(definition):
             return None
-        scope = self.facts.function_scopes.get(definition)
+        home = owner if owner is not None and owner is not (self.home or self.values) else self.home
+        facts = home.facts if home is not None else self.facts
+        scope = facts.function_scopes.get(definition)
         if scope is None:
             return None
-        params = _bind_params(definition, node, lambda e: self.value(e, at))
+        params = _bind_params(definition, node, lambda e: self.value(e, at), bound_self)
         if params is None:
             return None
-        sub = Evaluator(self.facts, flow_of(self.facts, scope), self.tape, self.root, self.mode,
+        sub = Evaluator(facts, flow_of(facts, scope), self.tape, root or self.root, self.mode,
                         all_recorded=self.mode == "recorded" and (self.all_recorded or self._recorded(node)),
                         params=params, depth=self.depth + 1,
                         active_functions=self.active_functions | {definition},
-                        distinct=self.distinct, resolve_function=self.resolve_function)
+                        distinct=self.distinct, resolve_function=self.resolve_function, values=self.values,
+                        home=home)
         result = DEAD
         for ret in _returns(definition):
             if ret.value is None:
@@ -853,6 +1020,8 @@ class Evaluator:
             self.maybe_cuts += sub.maybe_cuts
             for key, found in sub.cuts.items():
                 self.cuts.setdefault(key, found)
+            for key, found in sub.lost_terms.items():
+                self.lost_terms.setdefault(key, found)
             self.calls_seen.extend(sub.calls_seen)
         return result
 
@@ -911,17 +1080,22 @@ def _element_for(d: Def, name: str) -> ast.expr | None:
     return value
 
 
-def _bind_params(definition: ast.FunctionDef, call: ast.Call, value) -> dict[str, int] | None:
+def _bind_params(definition: ast.FunctionDef, call: ast.Call, value, bound_self: bool | None = None) -> dict[str, int] | None:
     args = definition.args
     positional = [*args.posonlyargs, *args.args]
-    is_method = isinstance(call.func, ast.Attribute)
+    is_method = isinstance(call.func, ast.Attribute) if bound_self is None else bound_self
     if is_method and positional and positional[0].arg in ("self", "cls"):
         positional = positional[1:]
     params: dict[str, int] = {a.arg: DEAD for a in [*positional, *args.kwonlyargs]}
     extra = DEAD
     for index, arg in enumerate(call.args):
         if isinstance(arg, ast.Starred):
-            return None
+            # `f(*batch)`: every parameter from here on gets what the sequence holds.
+            status = value(arg.value)
+            for param in positional[index:]:
+                params[param.arg] = max(params.get(param.arg, DEAD), status) if param.arg in params else status
+            extra = max(extra, status)
+            break
         status = value(arg)
         if index < len(positional):
             params[positional[index].arg] = status
@@ -1105,7 +1279,7 @@ def function_resolver(facts: Facts, project: Any, path: str | None) -> Callable[
     return resolve
 
 
-def analyse(facts: Facts, project: Any = None, path: str | None = None) -> list[PathResult]:
+def analyse(facts: Facts, project: Any = None, path: str | None = None, targets: Any = None) -> list[PathResult]:
     """Recorded-mode results for every gradient call and every source root."""
     cached = facts.__dict__.get("_tape_paths")
     if cached is not None:
@@ -1115,28 +1289,33 @@ def analyse(facts: Facts, project: Any = None, path: str | None = None) -> list[
         from .remote import reset_budget
         reset_budget()
     resolver = function_resolver(facts, project, path)
+    from .values import values_of
+
+    values = values_of(facts, targets, project, path)
     for use in gradient_uses(facts):
         if not use.roots:
             continue
         for root in use.roots:
-            evaluator = Evaluator(facts, use.flow, use.tape, root, "recorded", resolve_function=resolver)
+            evaluator = Evaluator(facts, use.flow, use.tape, root, "recorded", resolve_function=resolver,
+                                  values=values)
             status = evaluator.target(use.target, use.call, use.recorded)
             cuts = list(evaluator.cuts.values())
+            lost = list(evaluator.lost_terms.values()) if status == LIVE else []
             if status == DEAD and evaluator.maybe_cuts == 0:
                 cuts.extend(assign_cuts(facts, use, root, evaluator))
-            results.append(PathResult(use, root, status, cuts))
+            results.append(PathResult(use, root, status, cuts, lost))
     facts.__dict__["_tape_paths"] = results
     return results
 
 
 def cuts_of(ctx, kind: str) -> list[tuple[PathResult, Cut]]:
-    """(result, cut) pairs of one kind, for results where every route is cut; one per cut node."""
+    """(result, cut) pairs of one kind, for results where every route is cut, and for cuts
+    that make a whole term of a live target constant (`lost_term`); one per cut node."""
     out: list[tuple[PathResult, Cut]] = []
     seen: set[int] = set()
-    for result in analyse(ctx.facts, ctx.project, ctx.path):
-        if not result.cut_everywhere:
-            continue
-        for found in result.cuts:
+    for result in analyse(ctx.facts, ctx.project, ctx.path, ctx.targets):
+        found_cuts = result.cuts if result.cut_everywhere else result.lost
+        for found in found_cuts:
             if found.kind == kind and id(found.node) not in seen:
                 seen.add(id(found.node))
                 out.append((result, found))
@@ -1144,7 +1323,15 @@ def cuts_of(ctx, kind: str) -> list[tuple[PathResult, Cut]]:
     return out
 
 
-def gradient_phrase(ctx, result: PathResult) -> str:
-    """"`tape.gradient(loss, model.trainable_variables)` on line 9 returns None for ..."."""
+def lost_term(result: PathResult, cut: Cut) -> bool:
+    return not result.cut_everywhere and cut in result.lost
+
+
+def gradient_phrase(ctx, result: PathResult, cut: Cut | None = None) -> str:
+    """"`tape.gradient(loss, model.trainable_variables)` on line 9 returns None for ...", or,
+    for a cut that makes one term of the target constant, what that term then adds."""
     use = result.use
+    if cut is not None and lost_term(result, cut):
+        return (f"the term it is part of adds nothing to {use.describe()} on {ctx.where(use.call)}: the gradient "
+                "comes from the rest of the target only, as if that term were a constant")
     return f"{use.describe()} on {ctx.where(use.call)} returns {result.none_for()}"

@@ -1264,6 +1264,10 @@ class ValueModel:
                     names.add(binding.name.rsplit(".", 1)[-1])
         instance_call = cls is not None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
             and function.name in ("__call__", "call")
+        if cls is not None and getattr(function, "name", "") == "__init__":
+            names.add(cls.name)  # `Agent(...)` runs `Agent.__init__`
+            names.update(sub.name for sub in self.facts.classes.values() if sub is not cls
+                         and cls in _class_chain(self.facts, sub) and _class_method(self.facts, sub, "__init__") is function)
         for site in self.facts.calls:
             func = site.node.func
             last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
@@ -1271,7 +1275,7 @@ class ValueModel:
                 continue
             value = self.value(func, site.scope)
             if self._runs(value, function, cls):
-                result.append((site.node, site.scope, cls is not None and value.kind in (METHOD,) or (
+                result.append((site.node, site.scope, cls is not None and value.kind in (METHOD, CLASS) or (
                     cls is not None and value.kind in _OBJECT_KINDS)))
         self._callers[key] = result
         return result
@@ -1279,6 +1283,9 @@ class ValueModel:
     def _runs(self, value: Value, function: ast.AST, cls: ast.ClassDef | None) -> bool:
         if value.kind == FUNCTION:
             return value.ref is function
+        if value.kind == CLASS and cls is not None and value.home is None:
+            return isinstance(value.ref, ast.ClassDef) and getattr(function, "name", "") == "__init__" \
+                and _class_method(self.facts, value.ref, "__init__") is function
         if value.kind == TF_FUNCTION:
             target = value.ref
             return isinstance(target, Value) and target.kind == FUNCTION and target.ref is function
@@ -1442,6 +1449,54 @@ def describe(value: Value, line_label=lambda line: f"line {line}") -> str:
 
 
 # --- helpers --------------------------------------------------------------------------------
+
+def class_method(facts: Facts, cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:
+    """The def of method `name` of `cls` or of a base class defined in the same file."""
+    return _class_method(facts, cls, name)
+
+
+def fresh_construction(model: "ValueModel", value: Value) -> bool:
+    """A Keras object a library constructor made in this file from plain arguments (numbers,
+    strings, other fresh constructions): it holds only variables of its own."""
+    if not value.certain or value.kind not in (LAYER, MODEL, LOSS, METRIC, DISTRIBUTION, BIJECTOR) \
+            or not isinstance(value.ref, str):
+        return False
+    call = value.origin
+    if not isinstance(call, ast.Call) or value.home is not None:
+        return False
+    scope = model.scope_at(call)
+    for arg in (*call.args, *(k.value for k in call.keywords)):
+        if not _plain_argument(model, arg, scope, 0):
+            return False
+    return True
+
+
+def _plain_argument(model: "ValueModel", expr: ast.expr, scope: Scope, depth: int) -> bool:
+    if depth > 4:
+        return False
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return all(_plain_argument(model, e, scope, depth + 1) for e in expr.elts)
+    value = model.value(expr, scope)
+    if value.certain and value.kind in (NUMBER, STR, NONE, INITIALIZER, OBJECT, SHAPE, DTYPE):
+        return True
+    if value.certain and value.kind == LIBRARY:
+        return True  # `activation=tf.nn.relu`
+    if value.kind in (LAYER, MODEL, DISTRIBUTION, BIJECTOR):
+        return fresh_construction(model, value)
+    if value.certain and value.kind in (NDARRAY, NP_SCALAR) or (value.is_(TENSOR) and value.data):
+        return True
+    return False
+
+
+def same_construction(a: Value, b: Value) -> bool:
+    """Might `a` and `b` be the same object? False only when both were made by different
+    constructor calls of this file."""
+    if a.origin is None or b.origin is None or a.home is not None or b.home is not None:
+        return True
+    if not isinstance(a.origin, ast.Call) or not isinstance(b.origin, ast.Call):
+        return True
+    return a.origin is b.origin
+
 
 def _adopt(value: Value, owner: "ValueModel", here: "ValueModel") -> Value:
     """A value found by another file's model, as this file sees it: its references stay with

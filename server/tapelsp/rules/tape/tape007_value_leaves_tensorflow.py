@@ -6,7 +6,7 @@ from ...facts.dataflow import inside
 from ...model import Applicability, Severity
 from ...versions import VersionRange
 from ._fixes import unfixed
-from ...analysis.paths import NUMPY, cuts_of, gradient_phrase
+from ...analysis.paths import NUMPY, cuts_of, gradient_phrase, lost_term
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 # NumPy functions and their TensorFlow equivalents, for the message.
@@ -262,9 +262,10 @@ class ValueLeavesTensorFlow(Rule):
                 what = f"{found.what} turns {subject} into a NumPy/Python value while the tape is recording"
             ctx.report(
                 found.node,
-                f"{what}: the tape cannot follow it, so {gradient_phrase(ctx, result)}. {_advice(found)}",
-                related=[ctx.related(result.use.call, f"this {result.use.method} call gets "
-                                                      f"{result.none_for()}")],
+                f"{what}: the tape cannot follow it, so {gradient_phrase(ctx, result, found)}. {_advice(found)}",
+                related=[ctx.related(result.use.call, f"this {result.use.method} call misses that term's gradient"
+                                      if lost_term(result, found) else
+                                      f"this {result.use.method} call gets {result.none_for()}")],
                 fix=_offer(ctx, found),
             )
 

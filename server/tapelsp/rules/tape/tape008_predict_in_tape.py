@@ -193,13 +193,13 @@ class PredictInTape(Rule):
                 if keras3 and not raw.startswith("tf_keras"):
                     note = " (Keras 3 has no `backend.eval` at all: there this line raises AttributeError)"
                 message = (f"{found.what} turns the tensor into a NumPy array inside the tape{note}: "
-                           f"{gradient_phrase(ctx, result)}, and `apply_gradients` then fails with "
+                           f"{gradient_phrase(ctx, result, found)}, and `apply_gradients` then fails with "
                            "\"No gradients provided for any variable\". Use the tensor itself.")
             else:
                 receiver = ast.unparse(node.func.value) if isinstance(node, ast.Call) \
                     and isinstance(node.func, ast.Attribute) else "model"
                 message = (f"{found.what} runs the model outside the tape and returns a NumPy array: "
-                           f"{gradient_phrase(ctx, result)}, and `apply_gradients` then fails with "
+                           f"{gradient_phrase(ctx, result, found)}, and `apply_gradients` then fails with "
                            "\"No gradients provided for any variable\". Call the model directly: "
                            f"`{receiver}(x, training=True)`.")
             ctx.report(node, message,

@@ -171,7 +171,7 @@ class TargetNotConnected(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         resolver = function_resolver(facts, ctx.project, ctx.path)
-        recorded = {(id(r.use), r.root): r for r in analyse(facts, ctx.project, ctx.path)}
+        recorded = {(id(r.use), r.root): r for r in analyse(facts, ctx.project, ctx.path, ctx.targets)}
         for use in gradient_uses(facts):
             if not use.roots:
                 continue
