@@ -1,12 +1,47 @@
-"""Wheel build hook: install the prebuilt labextension and the server-extension config as
-shared data. The labextension is the frontend's committed build output; a wheel built from a
-tree that does not have it (yet) still installs the server extension."""
+"""Build hooks.
+
+- Metadata: the dependencies. Built from a checkout of the tapelsp repository (this folder is
+  its client/jupyterlab), tapelsp is a direct reference to that checkout, so that
+  `pip install ./client/jupyterlab` installs tapelsp from it too (tapelsp is not on PyPI). Built
+  anywhere else, or with TAPELSP_JUPYTERLAB_PUBLISH=1 (a wheel or sdist for a package index, which
+  takes no direct references), it is `tapelsp>=0.1.0`.
+- Wheel: install the prebuilt labextension and the server-extension config as shared data. The
+  labextension is the frontend's committed build output; a wheel built from a tree that does not
+  have it (yet) still installs the server extension.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+from pathlib import Path
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+from hatchling.metadata.plugin.interface import MetadataHookInterface
+
+DEPENDENCIES = ["jupyter_server>=2,<3", "jupyter_client>=8"]
+TAPELSP = "tapelsp>=0.1.0"
+
+
+def tapelsp_checkout(root: str) -> Path | None:
+    """The tapelsp repository this folder belongs to (its pyproject.toml names the project
+    `tapelsp`), or None."""
+    repository = Path(root).resolve().parents[1]
+    pyproject = repository / "pyproject.toml"
+    if not (repository / "client" / "jupyterlab").samefile(root) or not pyproject.is_file():
+        return None
+    if not re.search(r'^name\s*=\s*"tapelsp"\s*$', pyproject.read_text(encoding="utf-8"), re.MULTILINE):
+        return None
+    return repository
+
+
+class CustomMetadataHook(MetadataHookInterface):
+    PLUGIN_NAME = "custom"
+
+    def update(self, metadata: dict) -> None:
+        checkout = None if os.environ.get("TAPELSP_JUPYTERLAB_PUBLISH") else tapelsp_checkout(self.root)
+        tapelsp = f"tapelsp @ {checkout.as_uri()}" if checkout is not None else TAPELSP
+        metadata["dependencies"] = [tapelsp, *DEPENDENCIES]
 
 LABEXTENSION = "tapelsp_jupyterlab/labextension"
 SHARED = {
