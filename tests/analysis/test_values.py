@@ -455,3 +455,32 @@ def test_dataset_map_function_parameters_are_symbolic_tensors():
     """
     value = value_at(source, 5)
     assert value.kind == "tensor" and value.symbolic is True
+
+
+def test_definitions_a_read_sees_and_the_scope_that_makes_them():
+    source = textwrap.dedent("""
+        import tensorflow as tf
+        scale = 2.0
+
+        def f(x):
+            later = x
+            y = x * scale
+            y = y + later
+            return y
+    """)
+    tree = ast.parse(source)
+    facts = build(tree, SourceText(source))
+    model = values_of(facts)
+    function = tree.body[2]
+    scope = facts.function_scopes[function]
+    read_y = function.body[2].value.left
+    defs, owner = model.definitions("y", scope, read_y)
+    assert owner is scope and [d.stmt.lineno for d in defs] == [7]
+    defs, owner = model.definitions("x", scope, read_y)
+    assert owner is scope and [d.kind for d in defs] == ["param"]
+    defs, owner = model.definitions("scale", scope, read_y)
+    assert owner is facts.module and [d.stmt.lineno for d in defs] == [3]
+    # bound in f, but not yet where it is read
+    defs, owner = model.definitions("later", scope, function.body[0].value)
+    assert defs == [] and owner is scope
+    assert model.definitions("nowhere", scope, read_y) == ([], None)

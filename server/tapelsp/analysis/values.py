@@ -947,31 +947,39 @@ class ValueModel:
             return flow_of(self.facts, scope)
         return flow_of(self.facts, scope)
 
-    def _name(self, name: str, scope: Scope, at: ast.AST) -> Value:
+    def definitions(self, name: str, scope: Scope, at: ast.AST) -> tuple[list[Def], Scope | None]:
+        """The definitions of `name` (or dotted `self.attr`) that a read at `at` in `scope` may
+        see, and the scope that makes them: those reaching `at` in `scope`; else, for a plain
+        name not bound in `scope`, every definition of the nearest enclosing function or of the
+        module (class bodies skipped, `global` honoured). ([], scope) when `scope` binds the name
+        but not before `at`; ([], None) when no scope of this file does."""
         flow = self._flow(scope)
-        if flow is not None:
-            defs = flow.reaching(name, at)
-            if defs:
-                return join(self.definition(d, name, scope) for d in defs)
-            if flow.definitions(name) and scope.kind != "class" and name not in scope.globals:
-                if "." not in name:
-                    return UNKNOWN_VALUE
+        defs = flow.reaching(name, at)
+        if defs:
+            return defs, scope
+        if flow.definitions(name) and scope.kind != "class" and name not in scope.globals:
+            return [], scope
+        if "." in name:
+            return [], None
+        current = self.facts.module if name in scope.globals else scope.parent
+        while current is not None:
+            if current.kind != "class":
+                defs = flow_of(self.facts, current).definitions(name)
+                if defs:
+                    return defs, current
+            current = current.parent
+        return [], None
+
+    def _name(self, name: str, scope: Scope, at: ast.AST) -> Value:
+        defs, owner = self.definitions(name, scope, at)
+        if defs:
+            return join(self.definition(d, name, owner) for d in defs)  # type: ignore[arg-type]
+        if owner is scope and "." not in name:
+            return UNKNOWN_VALUE
         if "." in name:
             head, _, attr = name.rpartition(".")
             base = self.name(head, scope, at)
             return self.attribute(base, attr, at, scope)
-        # Enclosing functions, then the module: every definition there.
-        current = scope.parent
-        if name in scope.globals:
-            current = self.facts.module
-        while current is not None:
-            if current.kind == "class":
-                current = current.parent
-                continue
-            defs = flow_of(self.facts, current).definitions(name)
-            if defs:
-                return join(self.definition(d, name, current) for d in defs)
-            current = current.parent
         if name in self.facts.imports.names:
             return _certain(LIBRARY, ref=self.facts.imports.resolve(ast.Name(id=name, ctx=ast.Load())))
         if name in _BUILTIN_NAMES:
