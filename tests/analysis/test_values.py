@@ -484,3 +484,19 @@ def test_definitions_a_read_sees_and_the_scope_that_makes_them():
     defs, owner = model.definitions("later", scope, function.body[0].value)
     assert defs == [] and owner is scope
     assert model.definitions("nowhere", scope, read_y) == ([], None)
+
+
+def test_a_chain_longer_than_the_depth_limit_is_followed():
+    steps = "\n".join("x = x * 2 + 1.0" for _ in range(60))
+    value = name_after(f"import tensorflow as tf\nx = tf.zeros([3])\n{steps}\n", "x")
+    assert kind(value) == ("tensor", "float32", "certain")
+
+
+def test_arithmetic_with_a_tensor_is_a_tensor_whatever_the_other_operand():
+    source = """
+        import tensorflow as tf
+        t = tf.ones([2]) * mystery
+        u = tf.ones([2]) + mystery()
+    """
+    assert kind(value_at(source, 3)) == ("tensor", "float32", "certain")
+    assert kind(value_at(source, 4)) == ("tensor", "float32", "certain")

@@ -236,6 +236,8 @@ _BASE_KINDS = {
     "keras.losses.Loss": LOSS, "keras.metrics.Metric": METRIC,
 }
 _MAX_CALL_DEPTH = 24
+# A chain deeper than that (`x = layer(x)` fifty times) is followed in steps: this many at most.
+_MAX_RESUMES = 64
 # Functions that hand back a tensor given one, and make a tensor from plain data.
 _CONVERTERS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tensor", "tensorflow.identity",
                          "keras.ops.convert_to_tensor"})
@@ -262,6 +264,11 @@ class ValueModel:
         self._scope_list: list[Scope] = []
         self._traced: dict[int, bool | None] | None = None
         self._depth = 0
+        # Where evaluation stopped at the depth limit, and how often: a value computed over a
+        # cut is not kept, and the top-level call resumes from the cuts (see `_resume`).
+        self._cuts: list[tuple[ast.AST, Scope]] = []
+        self._cut_count = 0
+        self._resuming = False
         self._graph_mode = facts.has_mode("disable_eager_execution", "disable_v2_behavior", "session",
                                           "placeholder") or facts.imports.v1_imported
         self._module_defs: dict[str, list[Def]] | None = None
@@ -296,8 +303,13 @@ class ValueModel:
         found = self._memo.get(key)
         if found is not None:
             return found
-        if key in self._active or self._depth > _MAX_CALL_DEPTH:
+        if key in self._active:
             return UNKNOWN_VALUE
+        if self._depth > _MAX_CALL_DEPTH:
+            self._cuts.append((expr, scope))
+            self._cut_count += 1
+            return UNKNOWN_VALUE
+        cuts = self._cut_count
         self._active.add(key)
         self._depth += 1
         try:
@@ -307,8 +319,32 @@ class ValueModel:
         finally:
             self._depth -= 1
             self._active.discard(key)
-        self._memo[key] = result
+        if self._cut_count == cuts:
+            self._memo[key] = result
+        elif self._depth == 0 and not self._resuming:
+            result = self._resume(expr, scope)
         return result
+
+    def _resume(self, expr: ast.AST, scope: Scope) -> Value:
+        """`expr` was cut at the depth limit: evaluate the cut points first, deepest first, each
+        from the top (so that it is kept), then `expr` again over them."""
+        self._resuming = True
+        try:
+            pending, self._cuts = self._cuts, []
+            for _ in range(_MAX_RESUMES):
+                if not pending:
+                    break
+                before = self._cut_count
+                self.value(*pending[-1])
+                if self._cut_count == before:
+                    pending.pop()
+                else:
+                    pending.extend(self._cuts)
+                self._cuts = []
+            return self.value(expr, scope)
+        finally:
+            self._cuts = []
+            self._resuming = False
 
     def name(self, name: str, scope: Scope, at: ast.AST) -> Value:
         """What the name (or dotted `self.attr`) holds at `at` in `scope`."""
@@ -449,7 +485,10 @@ class ValueModel:
         if kinds & TF_VALUES:
             tf_side = [v for v in (left, right) if v.kind in TF_VALUES]
             other = [v for v in (left, right) if v.kind not in TF_VALUES]
-            if other and other[0].kind not in (NUMBER, NDARRAY, NP_SCALAR, LIST, TUPLE, TENSOR):
+            if other and other[0].kind == UNKNOWN:
+                # TensorFlow converts whatever the other operand is (or raises): still a tensor.
+                certain = all(v.certain for v in tf_side)
+            elif other and other[0].kind not in (NUMBER, NDARRAY, NP_SCALAR, LIST, TUPLE, TENSOR):
                 return UNKNOWN_VALUE
             dtypes = {v.dtype for v in tf_side}
             dtype = dtypes.pop() if len(dtypes) == 1 else None
@@ -605,7 +644,7 @@ class ValueModel:
         if kind == METHOD:
             return self._method_call(func, node, scope)
         if kind == FUNCTION:
-            return _adopt(owner.returns(func.ref), owner, self)
+            return _adopt(owner._made_per_call(owner.returns(func.ref), func.ref, node, owner is self), owner, self)
         if kind == CLASS:
             return _adopt(owner.instance(func.ref, node), owner, self)
         if kind == TF_FUNCTION:
@@ -644,10 +683,22 @@ class ValueModel:
                          symbolic=self.traced(scope), origin=node, data=True)
         return UNKNOWN_VALUE
 
+    def _made_per_call(self, result: Value, function: ast.AST, call: ast.Call, here: bool) -> Value:
+        """A factory (`def build_q(): return keras.Sequential([...])`) makes a new object on every
+        call: the value is made by that call, not by the constructor inside the function."""
+        if not here or not fresh_construction(self, result):
+            return result
+        origin = result.origin
+        if origin is None or not _contains(function, origin) or function is origin:
+            return result
+        return replace(result, origin=call)
+
     def _layer_call_symbolic(self, node: ast.Call, scope: Scope) -> bool | None:
         """A layer called on a symbolic input (a Keras functional model) gives a symbolic tensor."""
-        if any(self.value(a, scope).symbolic for a in node.args[:1]):
-            return True
+        for arg in node.args[:1]:
+            value = self.value(arg, scope)
+            if value.symbolic or (value.items is not None and any(v.symbolic for v in value.items)):
+                return True
         return self.traced(scope)
 
     def _library_call(self, qualname: str, node: ast.Call, scope: Scope) -> Value:
@@ -1146,11 +1197,13 @@ class ValueModel:
         if guard in self._active:
             return UNKNOWN_VALUE
         self._active.add(guard)
+        cuts = self._cut_count
         try:
             result = self._returns_uncached(function)
         finally:
             self._active.discard(guard)
-        self._returns[key] = result
+        if self._cut_count == cuts:
+            self._returns[key] = result
         return result
 
     def _returns_uncached(self, function: ast.AST) -> Value:
@@ -1180,11 +1233,13 @@ class ValueModel:
         if guard in self._active:
             return UNKNOWN_VALUE
         self._active.add(guard)
+        cuts = self._cut_count
         try:
             result = self._parameter(function, name)
         finally:
             self._active.discard(guard)
-        self._params[key] = result
+        if self._cut_count == cuts:
+            self._params[key] = result
         return result
 
     def _parameter(self, function: ast.AST, name: str) -> Value:
@@ -1347,11 +1402,13 @@ class ValueModel:
         if guard in self._active:
             return UNKNOWN_VALUE
         self._active.add(guard)
+        cuts = self._cut_count
         try:
             result = self._instance_attribute(cls, attr)
         finally:
             self._active.discard(guard)
-        self._attrs[key] = result
+        if self._cut_count == cuts:
+            self._attrs[key] = result
         return result
 
     def _instance_attribute(self, cls: ast.ClassDef, attr: str) -> Value:
@@ -1438,7 +1495,7 @@ def describe(value: Value, line_label=lambda line: f"line {line}") -> str:
     if kind in (TENSOR, VARIABLE, NDARRAY, NP_SCALAR) and value.dtype:
         text += f" {value.dtype}"
     if kind == TENSOR and value.symbolic is not None:
-        parts.append("symbolic (inside a tf.function trace)" if value.symbolic else "eager")
+        parts.append("symbolic" if value.symbolic else "eager")
     if kind == VARIABLE and value.trainable is False:
         parts.append("not trainable")
     if cls is not None and kind in (MODEL, LAYER, MODULE):
@@ -1480,7 +1537,7 @@ def fresh_construction(model: "ValueModel", value: Value) -> bool:
 
 
 def _plain_argument(model: "ValueModel", expr: ast.expr, scope: Scope, depth: int) -> bool:
-    if depth > 4:
+    if depth > 16:
         return False
     if isinstance(expr, (ast.List, ast.Tuple)):
         return all(_plain_argument(model, e, scope, depth + 1) for e in expr.elts)
@@ -1489,11 +1546,38 @@ def _plain_argument(model: "ValueModel", expr: ast.expr, scope: Scope, depth: in
         return True
     if value.certain and value.kind == LIBRARY:
         return True  # `activation=tf.nn.relu`
-    if value.kind in (LAYER, MODEL, DISTRIBUTION, BIJECTOR):
+    if value.kind in (LAYER, MODEL):
+        # Made right here (`Sequential([Dense(2)])`); an existing layer or model passed in is
+        # shared with whoever else holds it.
+        return value.origin is expr and fresh_construction(model, value)
+    if value.kind in (DISTRIBUTION, BIJECTOR):
         return fresh_construction(model, value)
     if value.certain and value.kind in (NDARRAY, NP_SCALAR) or (value.is_(TENSOR) and value.data):
         return True
+    if value.is_(TENSOR) and value.symbolic:
+        return _fresh_keras_tensor(model, value.origin, scope, depth + 1)
     return False
+
+
+def _fresh_keras_tensor(model: "ValueModel", origin: ast.AST | None, scope: Scope, depth: int) -> bool:
+    """A Keras functional tensor built only from `keras.Input`s and layers made here from plain
+    arguments (`Dense(1)(Concatenate()([s, a]))`), so a model made from it has fresh variables."""
+    if depth > 16 or not isinstance(origin, ast.Call):
+        return False
+    func = origin.func
+    layer = model.value(func, scope)
+    if isinstance(func, ast.Call):
+        made_here = True
+    else:
+        made_here = isinstance(layer.origin, ast.Call) and _contains_node(scope.node, layer.origin)
+    if layer.kind in (LAYER, MODEL) and made_here and fresh_construction(model, layer):
+        return all(_plain_argument(model, a, scope, depth + 1) for a in origin.args)
+    called = model.value(origin, scope)
+    return called.is_(TENSOR) and called.data
+
+
+def _contains_node(container: ast.AST, node: ast.AST) -> bool:
+    return hasattr(container, "lineno") and _contains(container, node)
 
 
 def same_construction(a: Value, b: Value) -> bool:

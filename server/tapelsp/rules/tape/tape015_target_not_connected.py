@@ -2,10 +2,14 @@ from __future__ import annotations
 
 import ast
 
+from ...facts.dataflow import inside
+from ...facts.names import dotted
+
 from ...model import Severity
 from ...versions import VersionRange
 from ...analysis import remote
 from ...analysis.paths import DEAD, Evaluator, PathResult, Root, analyse, function_resolver, gradient_uses
+from ...analysis.values import values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 
@@ -171,6 +175,7 @@ class TargetNotConnected(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         resolver = function_resolver(facts, ctx.project, ctx.path)
+        values = values_for(ctx)
         recorded = {(id(r.use), r.root): r for r in analyse(facts, ctx.project, ctx.path, ctx.targets)}
         for use in gradient_uses(facts):
             if not use.roots:
@@ -185,9 +190,11 @@ class TargetNotConnected(Rule):
                                                   ctx.project, ctx.path)
 
                 evaluator = Evaluator(facts, use.flow, use.tape, root, "touch", distinct=distinct,
-                                      resolve_function=resolver)
+                                      resolve_function=resolver, values=values)
                 status = evaluator.target(use.target, use.call, True)
-                if status != DEAD or evaluator.cuts or evaluator.maybe_cuts:
+                # A cut the tape records is another rule's finding (checked above); one outside
+                # the tape (`tf.argmax(model(x))` before it) does not connect the root either.
+                if status != DEAD or evaluator.maybe_cuts:
                     continue
                 self._report(ctx, PathResult(use, root, status), evaluator)
 
@@ -195,14 +202,28 @@ class TargetNotConnected(Rule):
         use, root = result.use, result.root
         target = ast.unparse(use.target)
         others = [call for call in evaluator.calls_seen if isinstance(call.func, (ast.Name, ast.Attribute))]
+        # The models the tape itself runs first: those compute what it records.
+        others.sort(key=lambda call: not inside(call, use.tape.node))
         related = [ctx.related(use.call, f"this {use.method} call gets {result.none_for()}")]
+        where: ast.AST = root.node
         if root.owner and others:
             other = ast.unparse(others[0].func)
-            message = (f"`{target}` is computed with `{other}` ({ctx.where(others[0])}), not with `{root.name}`: "
-                       f"{use.describe()} returns {result.none_for()}, and `apply_gradients` then fails with "
-                       f"\"No gradients provided for any variable\". Pass `{other}.trainable_variables`, or compute "
-                       f"the target with `{root.name}` inside the tape.")
-            related.append(ctx.related(others[0], f"`{target}` comes from `{other}` here"))
+            twin = _copy_of(ctx.facts, others[0].func, root)
+            if twin is not None:
+                # Two models made alike (`build_q(...)` twice): the call of the copy inside the
+                # tape is the slip, not the variable list.
+                where = others[0]
+                message = (f"`{other}` is a copy that follows `{root.name}` ({twin}), and the tape computes `{target}` with "
+                           f"`{other}`, not with `{root.name}`: {use.describe()} on {ctx.where(use.call)} returns "
+                           f"{result.none_for()}, and `apply_gradients` then fails with \"No gradients provided for "
+                           f"any variable\". Call `{root.name}` here, or differentiate with respect to "
+                           f"`{other}.trainable_variables`.")
+            else:
+                message = (f"`{target}` is computed with `{other}` ({ctx.where(others[0])}), not with `{root.name}`: "
+                           f"{use.describe()} returns {result.none_for()}, and `apply_gradients` then fails with "
+                           f"\"No gradients provided for any variable\". Pass `{other}.trainable_variables`, or "
+                           f"compute the target with `{root.name}` inside the tape.")
+                related.append(ctx.related(others[0], f"`{target}` comes from `{other}` here"))
         elif root.owner:
             message = (f"Nothing `{target}` is computed from uses `{root.name}`: {use.describe()} returns "
                        f"{result.none_for()}, and `apply_gradients` then fails with \"No gradients provided for "
@@ -211,4 +232,25 @@ class TargetNotConnected(Rule):
             message = (f"`{target}` does not depend on `{root.label}`: {use.describe()} returns "
                        f"{result.none_for()}. Use it in the computation inside the tape, or leave it out of the "
                        "sources.")
-        ctx.report(root.node, message, related=related)
+        ctx.report(where, message, related=related)
+
+
+def _copy_of(facts, func: ast.expr, root: Root) -> str | None:
+    """Is the model called in the tape a copy that tracks the root's model (a target network:
+    `target.set_weights(online.get_weights())`, or its weights assigned from the online ones in
+    a `zip`)? Then calling the copy inside the tape is the slip, not the variable list."""
+    copy = dotted(func)
+    online = root.name
+    if copy is None or copy == online:
+        return None
+    for site in facts.calls:
+        node = site.node
+        if site.method == "set_weights" and site.receiver == copy and node.args:
+            if any(dotted(n) == f"{online}.get_weights" for n in ast.walk(node.args[0])):
+                return f"`{copy}.set_weights({online}.get_weights())` on line {node.lineno}"
+        if isinstance(node.func, ast.Name) and node.func.id == "zip" and len(node.args) >= 2:
+            owners = [dotted(a.value) for a in node.args if isinstance(a, ast.Attribute)
+                      and a.attr in ("weights", "variables", "trainable_variables", "trainable_weights")]
+            if copy in owners and online in owners:
+                return f"their weights are paired in `zip(...)` on line {node.lineno}"
+    return None
