@@ -6,7 +6,8 @@ from ...facts.model import CallSite, Scope
 from ...model import Applicability, Severity
 from ...versions import Version, VersionRange
 from ...analysis.guards import eager_context, runs_functions_eagerly
-from ...analysis.objects import Values, function_label, values_for
+from ...analysis.traced import function_name
+from ...analysis.values import TENSOR, VARIABLE, ValueModel, values_for
 from ..tape._fixes import unfixed
 from ._fixes import tensor_context, tf_alias
 from ..base import Context, Proof, Rule, invalid, valid
@@ -292,7 +293,7 @@ class NumpyInFunction(Rule):
         facts = ctx.facts
         if runs_functions_eagerly(facts):
             return
-        values = values_for(facts, ctx.targets)
+        values = values_for(ctx)
         modern = ctx.targets.tensorflow >= _SYMBOLIC_TENSOR_SINCE
         for site in facts.calls:
             traced = site.scope.traced_by
@@ -304,7 +305,7 @@ class NumpyInFunction(Rule):
             culprit, kind, message = found
             if eager_context(site.node, facts) is not None:
                 continue
-            where = function_label(traced.node)
+            where = function_name(traced.node)
             related = [ctx.related(traced.origin, "traced by this tf.function")]
             origin = _origin(culprit, site.scope, values)
             if origin is not None:
@@ -390,14 +391,14 @@ def _method_called_on(call: ast.Call, function: ast.AST | None) -> bool:
     return any(isinstance(node, ast.Attribute) and node.value is call for node in ast.walk(function))
 
 
-def _problem(site: CallSite, values: Values, modern: bool) -> tuple[ast.expr, str, str] | None:
+def _problem(site: CallSite, values: ValueModel, modern: bool) -> tuple[ast.expr, str, str] | None:
     node = site.node
     scope = site.scope
     func = node.func
     if site.method in ("numpy", "item", "tolist") and not node.args and not node.keywords \
             and isinstance(func, ast.Attribute):
         receiver = func.value
-        kind = values.symbolic(receiver, scope)
+        kind = _symbolic(receiver, scope, values)
         if kind is None and site.method == "numpy":
             kind = _derived(receiver, scope, values)
         if kind is None:
@@ -463,57 +464,60 @@ def _arguments(call: ast.Call) -> list[ast.expr]:
     return found
 
 
-def _first_symbolic(exprs: list[ast.expr], scope: Scope, values: Values) -> tuple[ast.expr, str] | None:
+def _symbolic(expr: ast.expr, scope: Scope, values: ValueModel) -> str | None:
+    """"variable" for a tf.Variable, "tensor" for a tensor made while TensorFlow traces, else None."""
+    value = values.value(expr, scope)
+    if value.is_(VARIABLE):
+        return "variable"
+    if value.is_(TENSOR) and value.symbolic:
+        return "tensor"
+    return None
+
+
+def _first_symbolic(exprs: list[ast.expr], scope: Scope, values: ValueModel) -> tuple[ast.expr, str] | None:
     for expr in exprs:
         candidates = expr.elts if isinstance(expr, (ast.List, ast.Tuple)) else [expr]
         for candidate in candidates:
-            kind = values.symbolic(candidate, scope)
+            kind = _symbolic(candidate, scope, values)
             if kind is not None:
                 return candidate, kind
     return None
 
 
-def _derived(expr: ast.expr, scope: Scope, values: Values, depth: int = 0) -> str | None:
+def _derived(expr: ast.expr, scope: Scope, values: ValueModel, depth: int = 0) -> str | None:
     """For `.numpy()` only: a call computed from symbolic tensors or from the traced function's
     parameters (`loss = compute_loss(model(x), y)`) has no value during tracing either."""
     if depth > 3:
         return None
     if isinstance(expr, ast.Name):
-        found = values.lookup(expr.id, scope)
-        if found is None:
+        defs, owner = values.definitions(expr.id, scope, expr)
+        if owner is None or not defs or owner.traced_by is None:
             return None
-        bound, owner = found
-        if owner.traced_by is None:
-            return None
-        if owner.tf_function is not None and bound == ["param"] and expr.id not in ("self", "cls"):
+        if owner.tf_function is not None and all(d.kind == "param" for d in defs) and expr.id not in ("self", "cls"):
             return "tensor"
-        kinds = [_derived(v, owner, values, depth + 1) if isinstance(v, ast.expr) else None for v in bound]
-        return "tensor" if kinds and all(kinds) else None
+        kinds = [_derived(d.value, owner, values, depth + 1) if d.kind == "assign" and d.value is not None else None
+                 for d in defs]
+        return "tensor" if all(kinds) else None
     if isinstance(expr, ast.Call):
         arguments = [*expr.args, *(k.value for k in expr.keywords)]
-        if any(values.symbolic(a, scope) or _is_traced_param(a, scope, values) for a in arguments):
+        if any(_symbolic(a, scope, values) or _is_traced_param(a, scope, values) for a in arguments):
             return "tensor"
     return None
 
 
-def _is_traced_param(expr: ast.expr, scope: Scope, values: Values) -> bool:
+def _is_traced_param(expr: ast.expr, scope: Scope, values: ValueModel) -> bool:
     if not isinstance(expr, ast.Name) or expr.id in ("self", "cls"):
         return False
-    found = values.lookup(expr.id, scope)
-    return found is not None and found[0] == ["param"] and found[1].tf_function is not None
+    defs, owner = values.definitions(expr.id, scope, expr)
+    return bool(defs) and all(d.kind == "param" for d in defs) and owner is not None and owner.tf_function is not None
 
 
-def _origin(expr: ast.expr, scope: Scope, values: Values) -> ast.AST | None:
+def _origin(expr: ast.expr, scope: Scope, values: ValueModel) -> ast.AST | None:
     """Where a tensor-valued name got its value, for a related location."""
     if not isinstance(expr, ast.Name):
         return None
-    found = values.lookup(expr.id, scope)
-    if found is None:
-        return None
-    for value in found[0]:
-        if isinstance(value, ast.expr) and hasattr(value, "lineno"):
-            return value
-    return None
+    defs, _owner = values.definitions(expr.id, scope, expr)
+    return next((d.value for d in defs if d.kind == "assign" and d.value is not None), None)
 
 
 def _short(expr: ast.expr) -> str:
