@@ -40,6 +40,7 @@ from typing import Any, Iterable
 from ..facts.dataflow import Def, Flow, flow_of
 from ..facts.model import Facts, Scope
 from ..facts.names import dotted
+from ..versions import Version
 from . import library
 from .library import Api
 
@@ -100,6 +101,8 @@ class Value:
     remote: str | None = None        # where `origin` is when it is in another file
     detail: ast.AST | None = None    # the keyword that decided (`trainable=False`, `dtype=...`)
     home: Any = None                 # the ValueModel of the file `ref` is in, when not this one
+    # A maybe only because some ways give None (`self.opt = None`, later `self.opt = Adam()`).
+    or_none: bool = False
 
     @property
     def known(self) -> bool:
@@ -118,6 +121,10 @@ class Value:
     def may_be(self, *kinds: str) -> bool:
         return self.kind in kinds
 
+    def is_or_none(self, *kinds: str) -> bool:
+        """Certainly one of `kinds`, or None (an object created lazily)."""
+        return self.kind in kinds and (self.certain or self.or_none)
+
     @property
     def tf_value(self) -> bool:
         return self.certain and self.kind in TF_VALUES
@@ -127,7 +134,7 @@ class Value:
         return self.ref if self.kind in _OBJECT_KINDS and isinstance(self.ref, ast.ClassDef) else None
 
     def maybe(self) -> "Value":
-        return replace(self, certain=False) if self.certain else self
+        return replace(self, certain=False, or_none=False) if self.certain or self.or_none else self
 
 
 UNKNOWN_VALUE = Value()
@@ -148,14 +155,16 @@ def join(values: Iterable[Value]) -> Value:
         return UNKNOWN_VALUE
     kinds = {v.kind for v in known}
     partial = len(known) < len(found)
+    every_way_known = not partial
+    nones = False
     if len(kinds) > 1:
         if NONE in kinds and len(kinds) == 2:
             known = [v for v in known if v.kind != NONE]
-            partial = True
+            partial = nones = True
         elif kinds <= {TENSOR, VARIABLE}:
             # A tensor or a variable: both are TensorFlow values of this dtype.
             known = [replace(v, kind=TENSOR, trainable=None) for v in known]
-            partial = True
+            partial, every_way_known = True, False
         else:
             return UNKNOWN_VALUE
     first = known[0]
@@ -163,9 +172,12 @@ def join(values: Iterable[Value]) -> Value:
         return first
     same = lambda name: all(getattr(v, name) == getattr(first, name) for v in known)  # noqa: E731
     refs_same = all(v.ref is first.ref or v.ref == first.ref for v in known)
+    certain = not partial and all(v.certain for v in known)
     return Value(
         kind=first.kind,
-        certain=not partial and all(v.certain for v in known),
+        certain=certain,
+        or_none=not certain and every_way_known and (nones or any(v.or_none for v in known))
+        and all(v.certain or v.or_none for v in known),
         dtype=first.dtype if same("dtype") else None,
         symbolic=first.symbolic if same("symbolic") else None,
         trainable=first.trainable if same("trainable") else None,
@@ -235,6 +247,9 @@ _BASE_KINDS = {
     "tensorflow.Module": MODULE, "keras.optimizers.Optimizer": OPTIMIZER,
     "keras.losses.Loss": LOSS, "keras.metrics.Metric": METRIC,
 }
+# tf.keras is Keras 3 from TensorFlow 2.16 on (unless TF_USE_LEGACY_KERAS is set).
+_TF_WITH_KERAS_3 = Version.parse("2.16")
+_KERAS_3 = Version.parse("3")
 _MAX_CALL_DEPTH = 24
 # A chain deeper than that (`x = layer(x)` fifty times) is followed in steps: this many at most.
 _MAX_RESUMES = 64
@@ -1064,9 +1079,6 @@ class ValueModel:
             if isinstance(stmt, ast.AugAssign):
                 old = join(self.definition(o, name, scope) for o in self._flow(scope).reaching(name, stmt)) \
                     if self._flow(scope) is not None else UNKNOWN_VALUE
-                if old.kind == VARIABLE and isinstance(stmt.op, (ast.Add, ast.Sub)):
-                    # `v -= x` on a tf.Variable calls assign_sub: still the variable
-                    return old if isinstance(stmt.target, ast.Attribute) is False else old
                 return self.binary(stmt.op, old, self.value(stmt.value, scope), stmt, scope)
             # `x[i] = v`: x keeps its kind
             flow = self._flow(scope)
@@ -1416,7 +1428,7 @@ class ValueModel:
         for owner in _class_chain(self.facts, cls):
             for method in owner.body:
                 if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    if method.name == attr and owner is cls:
+                    if method.name == attr:
                         decorators = [dotted(d) for d in method.decorator_list]
                         if "property" in decorators:
                             return self.returns(method)
@@ -1437,6 +1449,35 @@ class ValueModel:
         if not assigned:
             return UNKNOWN_VALUE
         return join(assigned)
+
+    # --- which Keras ---------------------------------------------------------------------------
+
+    def keras_major(self, origin: ast.AST | None = None) -> int:
+        """2 for Keras 2 (tf_keras; `keras` itself when the target is a Keras 2; `tf.keras`
+        before TensorFlow 2.16), else 3: from the name the call `origin` was made through,
+        else from what the file imports."""
+        imports = self.facts.imports
+        targets = self.targets
+        if isinstance(origin, ast.Call):
+            raw = imports.raw(origin.func) or ""
+            if raw.startswith("tf_keras"):
+                return 2
+            if raw.startswith("keras") and targets is not None and targets.keras is not None:
+                return 2 if targets.keras < _KERAS_3 else 3
+            if raw.startswith(("tensorflow", "keras")):
+                return self._tf_keras_major()
+        raws = set(imports.names.values())
+        if any(r.startswith("tf_keras") for r in raws) and not any(r == "keras" or r.startswith("keras.") for r in raws):
+            return 2
+        return self._tf_keras_major()
+
+    def _tf_keras_major(self) -> int:
+        targets = self.targets
+        if targets is None:
+            return 3
+        if targets.tensorflow < _TF_WITH_KERAS_3 or (targets.keras is not None and targets.keras < _KERAS_3):
+            return 2
+        return 3
 
     # --- tracing ------------------------------------------------------------------------------
 

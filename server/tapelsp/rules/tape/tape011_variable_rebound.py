@@ -7,6 +7,7 @@ from ...facts.model import Binding, Facts, Scope
 from ...facts.names import dotted
 from ...model import Applicability, Severity
 from ...versions import VersionRange
+from ...analysis.values import VARIABLE, Value, join, values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 _GRADIENT_METHODS = ("gradient", "jacobian", "batch_jacobian", "watch")
@@ -211,6 +212,7 @@ class VariableRebound(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         seen: set[int] = set()
+        self._reported: set[int] = set()
         for binding in facts.bindings:
             if binding.kind != "variable" or id(binding.node) in seen:
                 continue
@@ -219,6 +221,43 @@ class VariableRebound(Rule):
                 self._check_attribute(ctx, binding)
             elif "." not in binding.name:
                 self._check_name(ctx, binding)
+        self._check_values(ctx)
+
+    # -- names the value model knows hold a variable --
+
+    def _check_values(self, ctx: Context) -> None:
+        """Variables the file does not create under that name: `keras.Variable(...)`, a
+        parameter every caller gives a variable, an element unpacked from a tuple of them."""
+        values = values_for(ctx)
+        for scope in ctx.facts.scopes:
+            if scope.kind == "class":
+                continue
+            flow = flow_of(ctx.facts, scope)
+            for d in flow.ordered:
+                stmt = d.stmt
+                if id(stmt) in self._reported or "." in d.name:
+                    continue
+                if not (isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name)
+                        and stmt.target.id == d.name) and not (
+                        d.kind == "assign" and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                        and isinstance(stmt.targets[0], ast.Name) and _arithmetic_of(stmt.value, d.name, ctx.facts)):
+                    continue
+                # What the name holds when the statement first runs (not what a loop carries back).
+                earlier = [e for e in flow.reaching(d.name, stmt.value) if e.position < d.position]
+                if not earlier:
+                    continue
+                before = join(values.definition(e, d.name, scope) for e in earlier)
+                if not before.is_(VARIABLE) or before.remote is not None:
+                    continue
+                creation = before.origin if isinstance(before.origin, ast.Call) else None
+                if isinstance(stmt, ast.AugAssign):
+                    self._report_aug(ctx, stmt, d.name, None, before)
+                    continue
+                origin = next(iter(flow.reaching(d.name, stmt.value)), None)
+                if origin is None or not (self._used_again(ctx, flow, d, d.name, origin)
+                                          or _threaded_back(values, scope, d, stmt)):
+                    continue
+                self._report(ctx, stmt, d.name, None, creation)
 
     # -- plain names --
 
@@ -250,11 +289,15 @@ class VariableRebound(Rule):
         scope = flow.scope
         outer_loops = [loop for loop in d.loops if not inside(origin.stmt, loop)]
         if outer_loops:
-            # The next iteration uses the tensor: a bug when a tape reads it there.
+            # The next iteration uses the tensor: a bug when a tape reads it there (and does not
+            # watch it: functional fast weights, `tape.watch([w, b])`, are the right way).
             loop = outer_loops[0]
             tapes = [t for t in ctx.facts.tapes_in(scope) if t.item is not None and inside(t.node, loop)]
+            watched = any(any(isinstance(n, ast.Name) and n.id == name for a in site.node.args for n in ast.walk(a))
+                          for (receiver, method), sites in scope.method_calls.items() if method == "watch"
+                          for site in sites if inside(site.node, loop))
             for load in scope.loads.get(name, ()):
-                if inside(load, loop) and any(inside(load, t.node) for t in tapes):
+                if not watched and inside(load, loop) and any(inside(load, t.node) for t in tapes):
                     return True
         for method in _ASSIGN_METHODS:
             for site in scope.method_calls.get((name, method), ()):
@@ -288,37 +331,86 @@ class VariableRebound(Rule):
 
     # -- reporting --
 
-    def _report(self, ctx: Context, stmt: ast.Assign, name: str, binding: Binding) -> None:
+    def _report(self, ctx: Context, stmt: ast.Assign, name: str, binding: Binding | None,
+                creation: ast.AST | None = None) -> None:
+        if id(stmt) in self._reported:
+            return
+        self._reported.add(id(stmt))
         fix = _suggest(stmt.value, name)
         method, operand = _method(stmt.value, name)
+        created = binding.value if binding is not None else creation
+        where = f", the tf.Variable created on {ctx.where(binding.node)}," if binding is not None else (
+            f", a variable (created on {ctx.where(creation)})," if creation is not None else ", a variable,")
         ctx.report(
             stmt,
-            f"`{ast.unparse(stmt)}` rebinds `{name}`, the tf.Variable created on {ctx.where(binding.node)}, to a "
+            f"`{ast.unparse(stmt)}` rebinds `{name}`{where} to a "
             "new tensor: it works once, then no tape watches the tensor, so `tape.gradient` returns None for "
             f"it, and a later `{name}.assign(...)` raises AttributeError. Update the variable in place: `{fix}`.",
-            related=[ctx.related(binding.value, f"`{name}` is created as a tf.Variable here")],
+            related=[ctx.related(created, f"`{name}` is created as a variable here")] if created is not None else [],
             fix=_offer(ctx, stmt, method, operand, fix) if len(stmt.targets) == 1 else None,
         )
 
-    def _report_aug(self, ctx: Context, stmt: ast.AugAssign, name: str, binding: Binding) -> None:
+    def _report_aug(self, ctx: Context, stmt: ast.AugAssign, name: str, binding: Binding | None,
+                    value: "Value | None" = None) -> None:
+        if id(stmt) in self._reported:
+            return
         op, method = _AUG_MESSAGES.get(type(stmt.op), (None, None))
         if op is None:
             return
-        value = ast.unparse(stmt.value)
+        self._reported.add(id(stmt))
+        text = ast.unparse(stmt.value)
         # TensorFlow's own words: "`variable += value`", "`variable -= value`", "`var *= value`", ...
         subject = "variable" if method else "var"
-        fix = f"{name}.{method}({value})" if method else \
-            f"{name}.assign({name} {op[0]} {value})"
+        fix = f"{name}.{method}({text})" if method else \
+            f"{name}.assign({name} {op[0]} {text})"
         offer = _offer(ctx, stmt, method, stmt.value, fix) if method else \
             _offer(ctx, stmt, "assign", stmt.value, fix, combine=op[0])
+        creation = binding.value if binding is not None else (value.origin if value is not None else None)
+        keras = value is not None and isinstance(value.origin, ast.Call) and \
+            (ctx.facts.imports.resolve(value.origin.func) or "").startswith("keras.")
+        if keras:
+            effect = ("on a Keras variable rebinds the name to a new tensor (Keras 3 variables have no in-place "
+                      "operators): the next `tape.gradient` with respect to it returns None, and a later "
+                      f"`{name}.assign(...)` raises AttributeError")
+        else:
+            effect = (f"on a tf.Variable raises RuntimeError on TensorFlow 2.21 (\"`{subject} {op} value` "
+                      "with `tf.Variable`s is not supported\"); older versions silently rebound the name to a tensor")
         ctx.report(
             stmt,
-            f"`{name} {op} ...` on a tf.Variable raises RuntimeError on TensorFlow 2.21 (\"`{subject} {op} value` "
-            "with `tf.Variable`s is not supported\"); older versions silently rebound the name to a tensor. "
-            f"Use `{fix}`.",
-            related=[ctx.related(binding.value, f"`{name}` is created as a tf.Variable here")],
+            f"`{name} {op} ...` {effect}. Use `{fix}`.",
+            related=[ctx.related(creation, f"`{name}` is created as a variable here")] if creation is not None else [],
             fix=offer,
         )
+
+
+def _threaded_back(values, scope: Scope, d: Def, stmt: ast.Assign) -> bool:
+    """`bias = bias + v` in a helper that returns `bias`, whose caller hands the result back in
+    place of the variables on the next step (`params = step(params, grads)` in a loop): the
+    next step's tape then differentiates a tensor."""
+    function = scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    returned = [node for node in ast.walk(function) if isinstance(node, ast.Return) and node.value is not None
+                and any(isinstance(n, ast.Name) and n.id == d.name for n in ast.walk(node.value))]
+    if not returned:
+        return False
+    for call, caller_scope, _bound in values.callers(function):
+        parent = _assignment_of(caller_scope, call)
+        if parent is None:
+            continue
+        assigned = {n.id for t in parent.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        passed = {n.id for a in call.args for n in ast.walk(a) if isinstance(n, ast.Name)}
+        caller_flow = flow_of(values.facts, caller_scope)
+        if assigned & passed and any(d2.loops for d2 in caller_flow.definitions(next(iter(assigned & passed)))):
+            return True
+    return False
+
+
+def _assignment_of(scope: Scope, call: ast.Call) -> ast.Assign | None:
+    for stmt in ast.walk(scope.node):
+        if isinstance(stmt, ast.Assign) and stmt.value is call:
+            return stmt
+    return None
 
 
 def _flow_scope(scope: Scope) -> Scope:
