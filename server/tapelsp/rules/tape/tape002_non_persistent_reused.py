@@ -353,6 +353,21 @@ class NonPersistentTapeReused(Rule):
     def _report_loop(self, ctx: Context, call: GradCall, loop: ast.AST) -> None:
         opened = call.entry or call.binding
         what = "comprehension" if not isinstance(loop, ast.stmt) else "loop"
+        if isinstance(loop, ast.stmt) and isinstance(opened.node, (ast.With, ast.AsyncWith)) \
+                and inside(loop, opened.node):
+            # The tape's block wraps the whole loop (a training loop under one `with`): the
+            # placement of the tape is the mistake, not the call.
+            ctx.report(
+                tape_item_range_node(opened),
+                f"The non-persistent tape opened here wraps the loop on {ctx.where(loop)}, which asks it for "
+                f"gradients on every iteration (`{call.label()}` on {ctx.where(call.node)}): the second iteration "
+                f"raises RuntimeError \"{_message(call)}\", and the tape keeps recording every step before it. "
+                f"Open the tape inside the {what}, around one step's forward pass.",
+                related=[ctx.related(call.node, "the gradient call that runs every iteration"),
+                         ctx.related(loop, f"the {what} inside the tape's block"),
+                         *_created(ctx, call)],
+            )
+            return
         ctx.report(
             call.node,
             f"`{call.label()}` runs on every iteration of the {what} on {ctx.where(loop)}, but the "
