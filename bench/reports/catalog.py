@@ -11,12 +11,14 @@ catalog.py --check`` verifies that labels.json is up to date and exits 1 otherwi
 Sources are public threads: ``src`` is their address (the first one is the main
 source), ``title`` the thread's title, ``kind`` one of github-issue, github-pr, qa
 (Q&A / forum / blog posts, the seeds of this project among them).
+``python catalog.py --tables`` prints the family and case tables of the README.
 """
 from __future__ import annotations
 
 import ast
 import json
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,6 +29,41 @@ SEED0 = "shared/seeds/000_79d60a25feeeec3a.txt (Chinese blog/Q&A post on tapes i
 SEED1 = "shared/seeds/001_14662b533dfed873.txt (Stack Overflow question, Chinese translation)"
 SEED3 = "shared/seeds/003_db6fc64a560434bd.txt (Stack Overflow question, Chinese translation)"
 SEED4 = "shared/seeds/004_fa787a00b66c339f.txt (Stack Exchange question, Chinese answer)"
+
+# Family names follow the dev corpus (shared/corpus/dev) where one fits; the others are new.
+FAMILIES = {
+    "tape-nested-rebind": "an inner `with tf.GradientTape() as NAME` reuses the outer tape's name",
+    "tape-outside": "the target, or the forward pass it depends on, is computed outside the tape's block",
+    "tape-higher-order-outside": "(new) a first-order gradient taken after the block, then differentiated again",
+    "tape-reused": "a non-persistent tape asked for gradients twice",
+    "tape-stale": "a tape kept across episodes: data recorded by an earlier tape",
+    "tape-unwatched-constant": "sources the tape never watches (watch_accessed_variables=False, plain tensors)",
+    "tape-integer-source": "an integer source (int Variable)",
+    "tape-watch-symbolic-input": "(new) `tape.watch(model.input(s))`: the symbolic Keras inputs, not the batch",
+    "param-not-variable": "(new) a parameter to update in place is a tensor, not a tf.Variable",
+    "grad-numpy-escape": ".numpy() / float() / NumPy on the differentiated path",
+    "grad-nondiff-op": "argmax / round / floor / comparisons on the path (also in Lambda layers and losses)",
+    "grad-numpy-function": "tf.numpy_function / py_func on the path",
+    "grad-through-assign": "a value routed through Variable.assign / assign_add / set_weights",
+    "grad-through-optimizer-step": "(new) a meta-gradient expected through optimizer.apply_gradients",
+    "grad-unconnected-target": "sources not connected to the target (re-wrapped variables, empty variable lists)",
+    "grad-symbolic-api-eager": "(new) K.gradients / tf.gradients called eagerly in TF2",
+    "optimizer-minimize-tensor": "minimize() given a tensor, or a callable returning a precomputed tensor",
+    "tffunc-variable-creation": "variables, optimizers, K.variable created while a tf.function traces",
+    "tffunc-variable-argument": "(new) a variable passed as a tf.function argument (seed 003)",
+    "tffunc-python-side-effect": "Python state changed inside a tf.function",
+    "keras-train-step-side-effect": "(new) Python state changed inside a Keras train_step traced by fit()",
+    "data-map-python-side-effect": "(new) Python/NumPy randomness in a tf.data map function",
+    "tffunc-frozen-python-state": "Python values read (or Python conditions decided) at trace time, changed later",
+    "tffunc-iterator-per-call": "(new) an iterator created inside the tf.function, so it restarts on every call",
+    "tffunc-retracing-python-scalar": "Python numbers that change per call (also from another tf.function's loop)",
+    "tffunc-recreated": "tf.functions defined inside a function that is called in a loop",
+    "tffunc-list-in-tf-loop": "a Python list appended inside a graph loop",
+    "tffunc-numpy-in-graph": "(new) .numpy() / NumPy on symbolic tensors inside traced code (tf.function, fit)",
+    "tensor-numpy-method": "a NumPy-only method (.astype, .sum) called on a tf.Tensor",
+    "mapfn-vectorizable": "tf.map_fn over work that one vectorized op does (speed-up measured) vs per-row work",
+    "tf1-control-flow-tape": "TF1 graph mode: a GradientTape over v1 map_fn",
+}
 
 
 def gh(repo: str, number: int, pr: bool = False) -> str:
@@ -281,12 +318,12 @@ CATALOG += [
          kind="github-issue", repo="tensorflow/probability", tf_symptom="none; beta trains",
          context="TFP Poisson regression in a tf.function", note="The reporter's working version."),
     # ---- graph-mode gradient APIs in eager TF2 ------------------------------------------
-    dict(case="041_deep_dream_k_gradients.py", positive=True, family="grad-symbolic-api-eager",
+    dict(case="nb_041_deep_dream_k_gradients.ipynb", positive=True, family="grad-symbolic-api-eager",
          line="grads = K.gradients(loss, dream)[0]", src=[gh("fchollet/deep-learning-with-python-notebooks", 169)],
          title="K.gradients (chapter -8)", kind="github-issue", repo="fchollet/deep-learning-with-python-notebooks",
          expect="tf.gradients is not supported when eager execution is enabled",
          tf_symptom="RuntimeError: tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape instead.",
-         context="Deep Dream (book notebook), Keras 2 backend", note="K.gradients is tf.gradients: graph mode only."),
+         context="notebook: Deep Dream (book notebook), Keras 2 backend", note="K.gradients is tf.gradients: graph mode only."),
     dict(case="042_ewc_fisher_k_gradients.py", positive=True, family="grad-symbolic-api-eager",
          line="grads = K.gradients(K.log(model.output), model.weights)[m]",
          src=[gh("King-Of-Knights/overcoming-catastrophic", 1)], title="gradients problem", kind="github-issue",
@@ -575,6 +612,44 @@ CATALOG += [
          tf_symptom="none on TFP 0.25", context="TFP Wishart log-likelihood", note="Fixed in TFP; the symptom is gone."),
 ]
 
+CATALOG += [
+    dict(case="nb_092_keras_guide_train_step_counter.ipynb", positive=True, family="keras-train-step-side-effect",
+         line="self.steps_seen += 1", src=[gh("tensorflow/tensorflow", 40740)],
+         title="First example in keras guide \"customizing_what_happens_in_fit\" does not work", kind="github-issue",
+         repo="tensorflow/tensorflow", tf_symptom="train_step's Python body runs once or twice for 30 batches",
+         context="notebook: Keras guide, Model subclass overriding train_step",
+         note="fit() traces train_step; Python state changes in it happen while tracing only."),
+    dict(case="093_optimize_input_tensor_apply_gradients.py", positive=True, family="param-not-variable",
+         line="opt.apply_gradients(zip(gradients, input))", alt=["input = tf.random.normal((1, 1))"],
+         src=[gh("tensorflow/tensorflow", 31273)],
+         title="[TF2.0] Use Adam and GradientTape() to optimize own function wrt to input (no keras model)",
+         kind="github-issue", repo="tensorflow/tensorflow", expect="iterat|Variable|variable",
+         tf_symptom="error: the optimizer is given a tensor (iterated over) instead of (gradient, variable) pairs",
+         context="optimising an input with Adam in a tf.function", note="A tensor cannot be updated by an optimizer."),
+    dict(case="094_optimize_input_variable_list.py", positive=False, family="param-not-variable",
+         line="opt.apply_gradients(zip(gradients, [input]))", src=[gh("tensorflow/tensorflow", 31273)],
+         title="[TF2.0] Use Adam and GradientTape() to optimize own function wrt to input (no keras model)",
+         kind="github-issue", repo="tensorflow/tensorflow", tf_symptom="none; the variable decreases",
+         context="optimising an input with Adam in a tf.function", note="The answer's version."),
+    dict(case="095_tensor_sum_method_normalisation.py", positive=True, family="tensor-numpy-method",
+         line="aiOutPossible = aiOutPossible / aiOutPossible.sum()",
+         src=["https://huggingface.co/datasets/nvidia/Nemotron-CC-Math-v1"],
+         title="Custom Loss Function for Tensor Normalization (Q&A post by Rulerofzeworld, 2021-08-30)", kind="qa", repo="-",
+         expect="has no attribute 'sum'", tf_symptom="AttributeError: 'EagerTensor' object has no attribute 'sum'",
+         context="normalising a probability tensor for a custom loss", note=".sum() is a NumPy method."),
+    dict(case="096_tensor_reduce_sum_normalisation.py", positive=False, family="tensor-numpy-method",
+         line="c = tf.reduce_sum(aiOutPossible, axis=1)", src=["https://huggingface.co/datasets/nvidia/Nemotron-CC-Math-v1"],
+         title="Custom Loss Function for Tensor Normalization (Q&A post by Rulerofzeworld, 2021-08-30)", kind="qa", repo="-",
+         tf_symptom="none", context="normalising a probability tensor for a custom loss", note="The post's corrected approach."),
+    dict(case="097_cnn_tape_watch_accessed_variables_false.py", positive=True, family="tape-unwatched-constant",
+         line="gradients, something = tape.gradient(loss, (model.trainable_variables, x_var))",
+         alt=["with tf.GradientTape(watch_accessed_variables=False) as tape:"],
+         src=["https://e-learn.cn/topic/4021299"],
+         title="Out of memory OOM using tensorflow gradient tape but only happens when I append a list", kind="qa", repo="-",
+         expect="No gradients provided", tf_symptom="ValueError: No gradients provided for any variable",
+         context="CNN training loop with input gradients", note="watch_accessed_variables=False and no tape.watch: nothing is recorded."),
+]
+
 
 def _lines_of(case: str) -> list[tuple[str, int | None, list[str]]]:
     """(path relative to cases/, cell or None, code lines) for every file of a case."""
@@ -593,7 +668,8 @@ def _lines_of(case: str) -> list[tuple[str, int | None, list[str]]]:
         for index, cell in enumerate(nb["cells"], start=1):
             src = cell.get("source", "")
             src = "".join(src) if isinstance(src, list) else src
-            out.append((case, index, _code_lines(src) if cell.get("cell_type") == "code" else src.split("\n")))
+            lines = _code_lines(src) if cell.get("cell_type") == "code" else [""] * len(src.split("\n"))
+            out.append((case, index, lines))
         return out
     with open(path, encoding="utf-8") as fh:
         return [(case, None, _code_lines(fh.read()))]
@@ -647,9 +723,44 @@ def build() -> list[dict]:
     return labels
 
 
+def tables(labels: list[dict]) -> str:
+    """The README's family table and case table (Markdown)."""
+    fams: dict[str, list[int]] = {}
+    for lab in labels:
+        fams.setdefault(lab["family"], [0, 0])[0 if lab["positive"] else 1] += 1
+    unknown = sorted(set(fams) - set(FAMILIES))
+    if unknown:
+        raise SystemExit(f"catalog: families without a description: {unknown}")
+    out = ["| family | what | pos | neg |", "|---|---|---:|---:|"]
+    for name in FAMILIES:
+        if name in fams:
+            out.append(f"| `{name}` | {FAMILIES[name]} | {fams[name][0]} | {fams[name][1]} |")
+    pos = sum(lab["positive"] for lab in labels)
+    out.append(f"| **total** | | **{pos}** | **{len(labels) - pos}** |")
+    out += ["", "| case | +/- | family | source | kind |", "|---|:-:|---|---|---|"]
+    order = list(FAMILIES)
+    for lab in sorted(labels, key=lambda l: (order.index(l["family"]), not l["positive"], l["case"])):
+        src = lab["sources"][0]
+        hit = re.match(r"https://github.com/([^/]+/[^/]+)/(?:issues|pull)/(\d+)$", src)
+        if hit:
+            where = f"[{hit.group(1)}#{hit.group(2)}]({src})"
+        elif src.startswith("http"):
+            where = f"[{src.split('/')[2]}]({src})"
+        else:
+            where = src.split(" (")[0].replace("shared/seeds/", "seed ")
+        title = lab["source_title"].replace("|", "\\|")
+        if len(title) > 70:
+            title = title[:67] + "..."
+        out.append(f"| `{lab['case']}` | {'+' if lab['positive'] else '−'} | {lab['family']} | {where}: {title} | {lab['source_type']} |")
+    return "\n".join(out)
+
+
 def main() -> int:
     labels = build()
     text = json.dumps(labels, indent=1, ensure_ascii=False) + "\n"
+    if "--tables" in sys.argv[1:]:
+        print(tables(labels))
+        return 0
     if "--check" in sys.argv[1:]:
         with open(LABELS, encoding="utf-8") as fh:
             if fh.read() != text:

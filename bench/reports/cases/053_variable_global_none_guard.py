@@ -2,7 +2,9 @@
 
 Sources: shared/seeds/001_*.txt (Stack Overflow answer on "tf.function-decorated function
 tried to create variables on non-first call") and tensorflow/tensorflow#26812
-(https://github.com/tensorflow/tensorflow/issues/26812).
+(https://github.com/tensorflow/tensorflow/issues/26812). The answer also has a Python
+`print("PRINT: ", y)` next to the tf.print, to show that it runs only while tracing; it is left
+out here (it is a pitfall of its own, which this look-alike is not about).
 """
 import tensorflow as tf
 
@@ -17,7 +19,6 @@ def f():
     if b is None:
         b = tf.Variable(12.)
     y = tf.matmul(a, x) + b
-    print("PRINT: ", y)
     tf.print("TF-PRINT: ", y)
     return y
 
