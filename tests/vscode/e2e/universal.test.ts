@@ -59,9 +59,18 @@ describe('the universal .vsix in code-server, with a Python that has nothing ins
 
     session.step('Ctrl+. on TAPE001 offers to install libcst, which installs it; then the rename fix applies', async () => {
         const expected = cliFixed(PYTHON, readFileSync(join(ROOT, 'examples', 'second_derivative.py'), 'utf8'), 'TAPE001');
-        await session.quickFix('TAPE001', 'Fix TAPE001: needs libcst (pip install libcst)', /^Ln 8, Col \d+/, 'universal-02-fix-needs-libcst');
         const toast = session.page.locator('.notification-toast', { hasText: "tapelsp's fixes need libcst" }).first();
-        await toast.waitFor({ timeout: WAIT });
+        // Picked again if the menu was redrawn under the click (the findings are published again
+        // once the fixes built ahead have failed), as a user would.
+        for (let attempt = 1; ; attempt++) {
+            await session.quickFix('TAPE001', 'Fix TAPE001: needs libcst (pip install libcst)', /^Ln 8, Col \d+/, 'universal-02-fix-needs-libcst');
+            try {
+                await toast.waitFor({ timeout: 15_000 });
+                break;
+            } catch (error) {
+                if (attempt === 4) throw error;
+            }
+        }
         assert.match(await toast.innerText(), new RegExp(`${venvPython.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} -m pip install libcst`));
         await session.page.locator('.notification-toast.notification-fade-in-done').first().waitFor({ timeout: WAIT });
         await session.shot('universal-03-install-libcst-offer');
