@@ -500,3 +500,100 @@ def test_arithmetic_with_a_tensor_is_a_tensor_whatever_the_other_operand():
     """
     assert kind(value_at(source, 3)) == ("tensor", "float32", "certain")
     assert kind(value_at(source, 4)) == ("tensor", "float32", "certain")
+
+
+def test_a_method_of_a_base_class_and_a_model_created_lazily():
+    source = """
+        import tensorflow as tf
+
+        class Base(tf.keras.Model):
+            def predict(self, x):
+                return x
+
+        class Net(Base):
+            def __init__(self):
+                super().__init__()
+                self.head = None
+
+            def build(self, shape):
+                self.head = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+        net = Net()
+        m = net.predict
+        h = net.head
+    """
+    method = value_at(source, 17)
+    assert method.kind == "method" and isinstance(method.origin, ast.FunctionDef) and method.origin.name == "predict"
+    head = value_at(source, 18)
+    assert head.kind == "model" and not head.certain and head.or_none and head.is_or_none("model")
+    assert not value_at(source, 18).is_("model")
+
+
+def test_none_or_an_unknown_way_is_not_or_none():
+    source = """
+        import tensorflow as tf
+        import random
+        if random.random() > 0.5:
+            opt = tf.keras.optimizers.Adam()
+        elif random.random() > 0.5:
+            opt = None
+        else:
+            opt = make()
+        o = opt
+    """
+    value = value_at(source, 10)
+    assert value.kind == "optimizer" and not value.is_or_none("optimizer")
+
+
+def test_keras_major_follows_the_import_and_the_targets():
+    from tapelsp.settings import Targets
+    from tapelsp.versions import Version
+
+    source = textwrap.dedent("""
+        import tensorflow as tf
+        import tf_keras
+        a = tf.keras.optimizers.Adam()
+        b = tf_keras.optimizers.Adam()
+    """)
+    tree = ast.parse(source)
+    facts = build(tree, SourceText(source))
+    a, b = tree.body[2].value, tree.body[3].value
+    assert values_of(facts, Targets(Version.parse("2.21"))).keras_major(a) == 3
+    assert values_of(facts, Targets(Version.parse("2.21"))).keras_major(b) == 2
+    assert values_of(facts, Targets(Version.parse("2.15"))).keras_major(a) == 2
+
+
+def test_layers_say_whether_they_hold_variables():
+    assert library.api("keras.layers.Dense").has("creates")
+    assert library.api("keras.layers.Flatten").kind == "layer" and not library.api("keras.layers.Flatten").flags
+    assert library.api("keras.layers.Dropout").has("seed_keras3") and not library.api("keras.layers.Dropout").has("creates")
+    assert library.api("keras.layers.TimeDistributed").has("wraps")
+    assert library.api("keras.Sequential").has("wraps") and not library.api("keras.Sequential").has("creates")
+
+
+def test_the_argument_a_caller_passes_for_a_parameter():
+    source = textwrap.dedent("""
+        import tensorflow as tf
+
+        class Agent:
+            @tf.function
+            def step(self, x, lr=0.1):
+                return x * lr
+
+            def run(self):
+                self.step(tf.ones([2]), lr=0.5)
+
+        agent = Agent()
+        agent.step(tf.ones([2]))
+        Agent.step(agent, *[tf.ones([2])])
+    """)
+    tree = ast.parse(source)
+    facts = build(tree, SourceText(source))
+    model = values_of(facts)
+    step = tree.body[1].body[0]
+    assert model.positional_parameters(step) == ["x", "lr"]
+    passed = {call.lineno: (ast.unparse(model.argument(call, step, "x", bound) or ast.Constant("-")),
+                            ast.unparse(model.argument(call, step, "lr", bound) or ast.Constant("-")))
+              for call, _scope, bound in model.callers(step)}
+    assert passed[10] == ("tf.ones([2])", "0.5")
+    assert passed[13] == ("tf.ones([2])", "'-'")

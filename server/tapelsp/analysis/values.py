@@ -1315,6 +1315,23 @@ class ValueModel:
                 found.append(self.value(arg, scope))
         return found
 
+    def argument(self, call: ast.Call, function: ast.AST, name: str, bound_self: bool) -> ast.expr | None:
+        """The expression `call` (one of `callers(function)`) passes for parameter `name`; None
+        when it passes none (the default applies) or may pass it through `*args` / `**kwargs`."""
+        found = _argument_for(call, _positional(function)[1 if bound_self else 0:], name, set())
+        return None if found is _STARRED else found
+
+    def positional_parameters(self, function: ast.AST) -> list[str]:
+        """The positional parameters of a def or lambda, without the `self` / `cls` of a method."""
+        if not isinstance(function, _FUNCTION_NODES):
+            return []
+        params = _positional(function)
+        scope = self.facts.function_scopes.get(function)
+        decorators = [dotted(d) for d in getattr(function, "decorator_list", [])]
+        if scope is not None and _method_class(scope) is not None and "staticmethod" not in decorators:
+            return params[1:]
+        return params
+
     def callers(self, function: ast.AST) -> list[tuple[ast.Call, Scope, bool]]:
         """The calls in this file that run `function`: (call, its scope, whether the
         receiver fills the first parameter)."""

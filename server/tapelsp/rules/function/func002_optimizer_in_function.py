@@ -7,7 +7,8 @@ from ...model import Severity
 from ...versions import Version, VersionRange
 from ._fixes import hoist_offer
 from ...analysis.guards import created_lazily, eager_context, used_after_construction, variable_error
-from ...analysis.objects import Caller, Values, function_label, is_method, positional_params, values_for
+from ...analysis.traced import function_name
+from ...analysis.values import OPTIMIZER, ValueModel, values_for
 from ..tape._fixes import unfixed
 from ..base import Context, Proof, Rule, invalid, valid
 
@@ -338,7 +339,7 @@ class OptimizerInFunction(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        values = values_for(facts, ctx.targets)
+        values = values_for(ctx)
         wording = variable_error(ctx.targets.tensorflow)
         self._constructed_in_body(ctx, values, wording)
         for tf_function in facts.tf_functions:
@@ -346,11 +347,11 @@ class OptimizerInFunction(Rule):
 
     # --- an optimizer constructed in the body ----------------------------------------------
 
-    def _constructed_in_body(self, ctx: Context, values: Values, wording: str) -> None:
+    def _constructed_in_body(self, ctx: Context, values: ValueModel, wording: str) -> None:
         facts = ctx.facts
         for site in facts.calls:
             traced = site.scope.traced_by
-            if traced is None or values.constructed(site.node) != "optimizer":
+            if traced is None or not _constructs_optimizer(site.node, site.scope, values):
                 continue
             if created_lazily(site.node, site.guards, facts):
                 continue
@@ -360,7 +361,7 @@ class OptimizerInFunction(Rule):
             when = self._creates_variables(site.node, site.scope, values)
             if when is None:
                 continue
-            where = function_label(traced.node)
+            where = function_name(traced.node)
             related = [ctx.related(traced.origin, "traced by this tf.function")]
             if isinstance(when, ast.AST):
                 related.append(ctx.related(when, "its slot variables are created here"))
@@ -376,10 +377,10 @@ class OptimizerInFunction(Rule):
                 fix=_hoist(ctx, site, traced.node),
             )
 
-    def _creates_variables(self, call: ast.Call, scope: Scope, values: Values) -> ast.AST | bool | None:
+    def _creates_variables(self, call: ast.Call, scope: Scope, values: ValueModel) -> ast.AST | bool | None:
         """True when the constructor itself creates variables, the node where the optimizer is
         applied when that creates them, else None."""
-        qualname = values.facts.imports.resolve(call.func) or ""
+        qualname = values.value(call, scope).ref or ""
         if qualname.startswith("tensorflow.train."):
             if qualname in _SLOTLESS_V1:
                 return None
@@ -393,7 +394,7 @@ class OptimizerInFunction(Rule):
 
     # --- several optimizers through one tf.function ------------------------------------------
 
-    def _several_optimizers(self, ctx: Context, values: Values, tf_function: TfFunction, wording: str) -> None:
+    def _several_optimizers(self, ctx: Context, values: ValueModel, tf_function: TfFunction, wording: str) -> None:
         node = tf_function.node
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return
@@ -401,47 +402,47 @@ class OptimizerInFunction(Rule):
         body = facts.function_scopes.get(node)
         if body is None:
             return
-        params = positional_params(node)
-        if is_method(node, facts):
-            params = params[1:]
-        for param in params:
+        callers = sorted(values.callers(node), key=lambda c: (c[0].lineno, c[0].col_offset))
+        for param in values.positional_parameters(node):
             applied = [site for method in _USES for site in body.method_calls.get((param, method), ())]
             if not applied:
                 continue
-            passed: list[tuple[Caller, ast.expr, ast.Call]] = []
-            for caller in sorted(values.callers(node), key=lambda c: (c.call.lineno, c.call.col_offset)):
-                expr = caller.arguments.get(param)
+            # (the call, what it passes for the parameter, the optimizer's constructor call)
+            passed: list[tuple[ast.Call, ast.expr, ast.Call]] = []
+            for call, scope, bound in callers:
+                expr = values.argument(call, node, param, bound)
                 if expr is None:
                     continue
-                kind, origin = values.object_origin(expr, caller.scope)
-                if kind != "optimizer" or not isinstance(origin, ast.Call):
+                optimizer = values.value(expr, scope)
+                if not optimizer.is_or_none(OPTIMIZER) or not isinstance(optimizer.origin, ast.Call) \
+                        or optimizer.remote is not None:
                     passed = []  # an unknown optimizer: which one traces first is unknown
                     break
-                passed.append((caller, expr, origin))
+                passed.append((call, expr, optimizer.origin))
             if not passed:
                 continue
-            first = (passed[0][0], passed[0][2])
-            for caller, expr, origin in passed[1:]:
-                if origin is first[1] or not self._applying_creates_slots(origin, values):
+            first_call, first_expr, first_origin = passed[0]
+            for call, expr, origin in passed[1:]:
+                if origin is first_origin or not self._applying_creates_slots(origin, values):
                     continue
                 if _built_beforehand(expr, facts):
                     continue
-                first_text = ast.unparse(first[0].arguments[param])
+                first_text = ast.unparse(first_expr)
                 text = ast.unparse(expr)
                 ctx.report(
-                    caller.call,
-                    f"This call passes the optimizer `{text}` to the tf.function {function_label(node)}, which "
-                    f"is also called with `{first_text}` on {ctx.where(first[0].call)}: whichever optimizer comes "
+                    call,
+                    f"This call passes the optimizer `{text}` to the tf.function {function_name(node)}, which "
+                    f"is also called with `{first_text}` on {ctx.where(first_call)}: whichever optimizer comes "
                     f"second makes TensorFlow trace again, and that trace creates its slot variables when "
                     f"`{param}.{applied[0].method}` runs, so TensorFlow raises ValueError \"{wording}\" Use one "
                     f"tf.function per optimizer, or build every optimizer before the first call "
                     f"(`{text}.build(variables)`).",
-                    related=[ctx.related(first[0].call, f"also called with `{first_text}` here"),
+                    related=[ctx.related(first_call, f"also called with `{first_text}` here"),
                              ctx.related(applied[0].node, "the optimizer creates its slots here")],
                 )
                 break
 
-    def _applying_creates_slots(self, origin: ast.Call, values: Values) -> bool:
+    def _applying_creates_slots(self, origin: ast.Call, values: ValueModel) -> bool:
         qualname = values.facts.imports.resolve(origin.func) or ""
         if qualname in _SLOTLESS_V1:
             return False
@@ -451,6 +452,12 @@ class OptimizerInFunction(Rule):
                 momentum = origin.args[1]
             return momentum is not None and not (isinstance(momentum, ast.Constant) and momentum.value == 0)
         return True
+
+
+def _constructs_optimizer(call: ast.Call, scope: Scope, values: ValueModel) -> bool:
+    """Does this call make a new optimizer (a constructor, `keras.optimizers.get`)?"""
+    made = values.value(call, scope)
+    return made.is_(OPTIMIZER) and made.origin is call
 
 
 def _hoist(ctx: Context, site, traced_node: ast.AST | None):

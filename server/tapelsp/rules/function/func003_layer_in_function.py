@@ -5,32 +5,11 @@ import ast
 from ...model import Severity
 from ...versions import VersionRange
 from ._fixes import hoist_offer, snake_case
+from ...analysis import library
 from ...analysis.guards import created_lazily, eager_context, parents, used_after_construction, variable_error
-from ...analysis.objects import Values, function_label, values_for
+from ...analysis.traced import function_name
+from ...analysis.values import LAYER, MODEL, ValueModel, values_for
 from ..base import Context, Proof, Rule, invalid, valid
-
-# Layers that hold no variables: constructing and calling them in a trace is harmless.
-# (Checked under TensorFlow 2.21 with Keras 3.15 and tf_keras 2.21.)
-_STATELESS = frozenset("""
-    Flatten ReLU LeakyReLU ELU Softmax ThresholdedReLU Activation Reshape Permute RepeatVector
-    Cropping1D Cropping2D Cropping3D ZeroPadding1D ZeroPadding2D ZeroPadding3D UpSampling1D
-    UpSampling2D UpSampling3D MaxPooling1D MaxPooling2D MaxPooling3D MaxPool1D MaxPool2D MaxPool3D
-    AveragePooling1D AveragePooling2D AveragePooling3D AvgPool1D AvgPool2D AvgPool3D
-    GlobalAveragePooling1D GlobalAveragePooling2D GlobalAveragePooling3D GlobalAvgPool1D
-    GlobalAvgPool2D GlobalAvgPool3D GlobalMaxPooling1D GlobalMaxPooling2D GlobalMaxPooling3D
-    GlobalMaxPool1D GlobalMaxPool2D GlobalMaxPool3D Add Subtract Multiply Average Maximum Minimum
-    Concatenate Dot Masking Lambda Identity Layer InputSpec Input InputLayer Rescaling Resizing
-    CenterCrop ActivityRegularization UnitNormalization Hashing CategoryEncoding StringLookup
-    IntegerLookup TextVectorization Discretization HashedCrossing
-""".split())
-# Keras 3 gives these a SeedGenerator, whose state is a variable; Keras 2's hold none.
-_SEEDED_IN_KERAS3 = frozenset("""
-    Dropout SpatialDropout1D SpatialDropout2D SpatialDropout3D GaussianDropout GaussianNoise AlphaDropout
-""".split())
-_MODEL_CONSTRUCTORS = frozenset({"keras.Sequential", "keras.models.Sequential"})
-# Layers that wrap other layers hold variables exactly when what they wrap does.
-_WRAPPERS = frozenset({"TimeDistributed", "Bidirectional", "Wrapper"})
-
 
 class LayerInFunction(Rule):
     """
@@ -327,7 +306,7 @@ class LayerInFunction(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        values = values_for(facts, ctx.targets)
+        values = values_for(ctx)
         wording = variable_error(ctx.targets.tensorflow)
         for site in facts.calls:
             traced = site.scope.traced_by
@@ -352,7 +331,7 @@ class LayerInFunction(Rule):
                 related.append(ctx.related(use, "used here, which creates its variables"))
             ctx.report(
                 site.node,
-                f"{described} is constructed inside the tf.function {function_label(traced.node)}: it creates "
+                f"{described} is constructed inside the tf.function {function_name(traced.node)}: it creates "
                 f"new variables on every trace, and TensorFlow raises ValueError \"{wording}\" Construct it "
                 "once outside the function (in `__init__`/`build`, or at module level) and only call it here, "
                 "or create it behind a first-call guard (`if self.layer is None:`).",
@@ -373,69 +352,67 @@ def _hoist(ctx: Context, site, traced_node: ast.AST | None):
     return hoist_offer(ctx, site.node, traced_node, noun=f"`{last}`", base_name=base)
 
 
-def _stateful_construction(call: ast.Call, values: Values) -> str | None:
-    """A description of the layer/model `call` constructs when it holds variables, else None."""
-    facts = values.facts
-    qualname = facts.imports.resolve(call.func)
+def _stateful_construction(call: ast.Call, values: ValueModel) -> str | None:
+    """A description of the Keras layer or model `call` constructs when it holds variables
+    (the library table's `creates`, `seed_keras3` and `wraps` flags), else None."""
+    qualname = values.facts.imports.resolve(call.func)
     if qualname is not None:
+        api = library.api(qualname)
+        if api is None or api.kind not in (LAYER, MODEL) or not api.name.startswith("keras."):
+            return None
         last = qualname.rsplit(".", 1)[-1]
-        if qualname.startswith("keras.applications.") and last[:1].isupper():
+        if qualname.startswith("keras.applications."):
             return f"The pretrained model `{last}` (its weights are created when it is constructed)"
-        if qualname in _MODEL_CONSTRUCTORS:
-            return f"The Keras model `{last}`" if _arguments_stateful(call, values) else None
-        if qualname.startswith("keras.layers.") and last[:1].isupper() and qualname.count(".") == 2:
-            if last in _STATELESS:
+        what = "model" if api.kind == MODEL else "layer"
+        if api.has("wraps"):
+            return f"The Keras {what} `{last}`" if _arguments_stateful(call, values) else None
+        if api.has("seed_keras3"):
+            if values.keras_major(call) < 3:
                 return None
-            if last in _WRAPPERS:
-                return f"The Keras layer `{last}`" if _arguments_stateful(call, values) else None
-            if last in _SEEDED_IN_KERAS3:
-                if values.keras_major(call) < 3:
-                    return None
-                return f"The Keras layer `{last}` (in Keras 3 it holds a seed variable)"
+            return f"The Keras layer `{last}` (in Keras 3 it holds a seed variable)"
+        if api.has("creates") and what == "layer":
             return f"The Keras layer `{last}`"
         return None
-    if isinstance(call.func, ast.Name):
-        kind = facts.class_kinds.get(call.func.id)
-        if kind in ("layer", "model") and _class_is_stateful(call.func.id, values, set()):
-            return f"The Keras {kind} `{call.func.id}`"
+    made = values.value(call)
+    cls = made.user_class
+    if cls is not None and made.kind in (LAYER, MODEL) and made.origin is call and _class_is_stateful(cls, values, set()):
+        return f"The Keras {made.kind} `{cls.name}`"
     return None
 
 
-def _arguments_stateful(call: ast.Call, values: Values) -> bool:
+def _arguments_stateful(call: ast.Call, values: ValueModel) -> bool:
     for node in ast.walk(call):
         if node is not call and isinstance(node, ast.Call) and _stateful_construction(node, values):
             return True
     return False
 
 
-def _class_is_stateful(name: str, values: Values, seen: set[str]) -> bool:
+def _class_is_stateful(cls: ast.ClassDef, values: ValueModel, seen: set[int]) -> bool:
     """Does this module's Layer/Model subclass create variables (add_weight, tf.Variable,
     stateful sublayers), itself or through a base class defined in this module?"""
-    if name in seen:
+    if id(cls) in seen:
         return False
-    seen.add(name)
+    seen.add(id(cls))
     facts = values.facts
-    cls = facts.classes.get(name)
-    if cls is None:
-        return False
     for node in ast.walk(cls):
         if not isinstance(node, ast.Call):
             continue
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in ("add_weight", "add_variable"):
             return True
-        qualname = facts.imports.resolve(func)
-        if qualname == "tensorflow.Variable":
+        if facts.imports.resolve(func) == "tensorflow.Variable":
             return True
-        if isinstance(func, ast.Name) and func.id != name and facts.class_kinds.get(func.id) in ("layer", "model"):
-            if _class_is_stateful(func.id, values, seen):
+        if isinstance(func, ast.Name) and func.id in facts.classes:
+            other = facts.classes[func.id]
+            if other is not cls and values.class_kind(other) in (LAYER, MODEL) and _class_is_stateful(other, values, seen):
                 return True
         elif _stateful_construction(node, values):
             return True
-    return any(isinstance(base, ast.Name) and _class_is_stateful(base.id, values, seen) for base in cls.bases)
+    return any(isinstance(base, ast.Name) and base.id in facts.classes
+               and _class_is_stateful(facts.classes[base.id], values, seen) for base in cls.bases)
 
 
-def _inside_other_construction(call: ast.Call, values: Values) -> bool:
+def _inside_other_construction(call: ast.Call, values: ValueModel) -> bool:
     """`Sequential([Dense(4)])`, `TimeDistributed(Dense(4))`: the outer construction is reported."""
     table = parents(values.facts)
     node: ast.AST = call
@@ -443,6 +420,8 @@ def _inside_other_construction(call: ast.Call, values: Values) -> bool:
         parent = table.get(node)
         if parent is None or isinstance(parent, (ast.stmt, ast.Lambda)):
             return False
-        if isinstance(parent, ast.Call) and parent.func is not node and values.constructed(parent) in ("model", "layer"):
-            return True
+        if isinstance(parent, ast.Call) and parent.func is not node:
+            made = values.value(parent)
+            if made.kind in (MODEL, LAYER) and made.origin is parent:
+                return True
         node = parent

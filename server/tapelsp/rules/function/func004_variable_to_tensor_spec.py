@@ -5,7 +5,9 @@ import ast
 from ...facts.model import Scope, TfFunction
 from ...model import Severity
 from ...versions import VersionRange
-from ...analysis.objects import Caller, Values, function_label, is_method, own_nodes, positional_params, values_for
+from ...analysis.python_state import own_nodes
+from ...analysis.traced import function_name
+from ...analysis.values import TFP_VARIABLE, VARIABLE, ValueModel, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
 _GRADIENT_METHODS = ("gradient", "jacobian", "batch_jacobian")
@@ -179,7 +181,7 @@ class VariableToTensorSpec(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        values = values_for(facts, ctx.targets)
+        values = values_for(ctx)
         for tf_function in facts.tf_functions:
             signature = tf_function.input_signature
             node = tf_function.node
@@ -189,9 +191,7 @@ class VariableToTensorSpec(Rule):
             body = facts.function_scopes.get(node)
             if body is None:
                 continue
-            params = positional_params(node)
-            if is_method(node, facts):
-                params = params[1:]
+            params = values.positional_parameters(node)
             for index, spec in enumerate(signature.elts):
                 if index >= len(params) or not isinstance(spec, ast.Call) or \
                         facts.imports.resolve(spec.func) != "tensorflow.TensorSpec":
@@ -199,7 +199,7 @@ class VariableToTensorSpec(Rule):
                 param = params[index]
                 if _rebound(node, param):
                     continue
-                use = _variable_use(param, body, values)
+                use = _variable_use(param, body, facts)
                 if use is None:
                     continue
                 caller = _caller_passing_variable(node, param, values)
@@ -208,11 +208,11 @@ class VariableToTensorSpec(Rule):
                 self._report(ctx, tf_function, spec, param, use, caller)
 
     def _report(self, ctx: Context, tf_function: TfFunction, spec: ast.expr, param: str,
-                use: tuple[ast.AST, str], caller: tuple[Caller, str]) -> None:
+                use: tuple[ast.AST, str], caller: tuple[ast.Call, ast.expr, str]) -> None:
         use_node, what = use
-        call, kind = caller
-        variable = "TFP TransformedVariable" if kind == "tfp_variable" else "tf.Variable"
-        passed = ast.unparse(call.arguments[param])
+        call, argument, kind = caller
+        variable = "TFP TransformedVariable" if kind == TFP_VARIABLE else "tf.Variable"
+        passed = ast.unparse(argument)
         if what == "gradient":
             effect = (f"`{ast.unparse(use_node.func)}(..., {param})` on {ctx.where(use_node)} silently returns None, "  # type: ignore[attr-defined]
                       "because a tape only watches variables automatically")
@@ -221,11 +221,11 @@ class VariableToTensorSpec(Rule):
                       f"\"'SymbolicTensor' object has no attribute '{what}'\"")
         ctx.report(
             spec,
-            f"This TensorSpec turns the {variable} `{passed}` (passed on {ctx.where(call.call)}) into a plain "
-            f"tensor inside the tf.function {function_label(tf_function.node)}: {effect}. Drop the "
+            f"This TensorSpec turns the {variable} `{passed}` (passed on {ctx.where(call)}) into a plain "
+            f"tensor inside the tf.function {function_name(tf_function.node)}: {effect}. Drop the "
             f"input_signature (without it the variable is passed as a variable), or capture the variable "
             f"instead of passing it.",
-            related=[ctx.related(call.call, f"a {variable} is passed as `{param}` here"),
+            related=[ctx.related(call, f"a {variable} is passed as `{param}` here"),
                      ctx.related(use_node, "the parameter is used as a variable here")],
         )
 
@@ -237,9 +237,8 @@ def _rebound(node: ast.AST, param: str) -> bool:
     return False
 
 
-def _variable_use(param: str, body: Scope, values: Values) -> tuple[ast.AST, str] | None:
+def _variable_use(param: str, body: Scope, facts) -> tuple[ast.AST, str] | None:
     """The first `tape.gradient(y, param)` with an unwatching tape, or `param.assign(...)`."""
-    facts = values.facts
     for tape in facts.tapes_in(body):
         if tape.name is None:
             continue
@@ -272,12 +271,12 @@ def _is_or_lists(expr: ast.expr, name: str) -> bool:
     return False
 
 
-def _caller_passing_variable(node: ast.AST, param: str, values: Values) -> tuple[Caller, str] | None:
-    for caller in values.callers(node):
-        expr = caller.arguments.get(param)
+def _caller_passing_variable(node: ast.AST, param: str, values: ValueModel) -> tuple[ast.Call, ast.expr, str] | None:
+    for call, scope, bound in values.callers(node):
+        expr = values.argument(call, node, param, bound)
         if expr is None:
             continue
-        kind = values.object_kind(expr, caller.scope)
-        if kind in ("variable", "tfp_variable"):
-            return caller, kind
+        passed = values.value(expr, scope)
+        if passed.is_or_none(VARIABLE, TFP_VARIABLE):
+            return call, expr, passed.kind
     return None

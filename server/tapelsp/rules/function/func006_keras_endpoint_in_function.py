@@ -5,7 +5,8 @@ import ast
 from ...model import Applicability, Severity
 from ...versions import Version, VersionRange
 from ...analysis.guards import eager_context, runs_functions_eagerly
-from ...analysis.objects import Values, function_label, values_for
+from ...analysis.traced import function_name
+from ...analysis.values import METHOD, MODEL, ValueModel, values_for
 from ..tape._fixes import unfixed
 from ..base import Context, Proof, Rule, invalid, valid
 
@@ -238,12 +239,12 @@ class KerasEndpointInFunction(Rule):
         facts = ctx.facts
         if runs_functions_eagerly(facts):
             return
-        values = values_for(facts, ctx.targets)
+        values = values_for(ctx)
         for site in facts.calls:
             if site.method not in _KERAS2_ENDPOINTS or site.scope.traced_by is None:
                 continue
             receiver = site.node.func.value  # type: ignore[attr-defined]
-            origin = _keras_model(receiver, site.method, site.scope, values)
+            origin = _keras_model(site.node, site.scope, values)
             if origin is False or eager_context(site.node, facts) is not None:
                 continue
             major = values.keras_major(origin if isinstance(origin, ast.expr) else None)
@@ -257,7 +258,7 @@ class KerasEndpointInFunction(Rule):
                 related.append(ctx.related(origin, f"`{text}` is a Keras model made here"))
             ctx.report(
                 site.node.func,
-                f"`{text}.{site.method}(...)` inside the tf.function {function_label(traced.node)}: "
+                f"`{text}.{site.method}(...)` inside the tf.function {function_name(traced.node)}: "
                 f"{message} {_advice(site.method, text)}",
                 related=related,
                 fix=_call_the_model(ctx, site.node, text),
@@ -293,22 +294,21 @@ def _call_the_model(ctx: Context, call: ast.Call, model: str):
     return build
 
 
-def _keras_model(receiver: ast.expr, method: str, scope, values: Values) -> ast.expr | bool | None:
-    """False when `receiver` is not known to be a Keras model; else the constructor call that
-    made it (or None when it is known by its class, e.g. `self` in a keras.Model subclass)."""
-    facts = values.facts
-    if isinstance(receiver, ast.Name) and receiver.id == "self":
-        cls = values.enclosing_class(scope)
-        if cls is None or facts.class_kinds.get(cls.name) != "model" or values.defines_method(cls.name, method):
-            return False
-        return None
-    kind, origin = values.object_origin(receiver, scope)
-    if kind != "model":
+def _keras_model(call: ast.Call, scope, values: ValueModel) -> ast.expr | bool | None:
+    """False when the receiver of `call` is not known to be a Keras model (or None, for a
+    model created lazily) whose class does not define the method itself; else the
+    constructor call that made it (None when it is known by its class, e.g. `self` in a
+    keras.Model subclass)."""
+    func = call.func
+    assert isinstance(func, ast.Attribute)
+    model = values.value(func.value, scope)
+    if not model.is_or_none(MODEL):
         return False
-    if isinstance(origin, ast.Call) and isinstance(origin.func, ast.Name) \
-            and values.defines_method(origin.func.id, method):
-        return False
-    return origin
+    method = values.value(func, scope)
+    if method.kind == METHOD and isinstance(method.origin, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False  # the model's own class defines it
+    origin = model.origin
+    return origin if isinstance(origin, ast.Call) and model.remote is None else None
 
 
 def _message(method: str, major: int, ctx: Context) -> str | None:
