@@ -12,6 +12,8 @@ original's lines mapped onto the mutant's (the mutated module by difflib, other 
 * `trace-only`: the planted line ran in fewer function activations when traced than with
   `tf.config.run_functions_eagerly(True)` (tf.data functions: debug mode) - it runs only while
   TensorFlow traces; with a `marker`, the printed marker also appears fewer times;
+* `frozen`: what the mutant prints differs between traced and eager execution
+  (`run_functions_eagerly`), while the original prints the same both ways;
 * `slow-mapfn`: the planted `tf.map_fn` gives the same values as its function applied to the
   whole batch, and at least 2x slower (8+ elements, best of 3, side by side in one process).
 """
@@ -130,11 +132,26 @@ def verdict(program, mutation, orig: dict, mut: dict, orig_eager: dict | None = 
         if r["n"] >= 8 and r["ratio"] >= 2.0:
             return {"confirmed": True, "why": "map_fn slower", "evidence": f"{r['ratio']:.1f}x slower over {r['n']} elements"}
         return {"confirmed": False, "why": f"ratio {r.get('ratio', 0):.1f} over {r.get('n')} elements"}
+    if kind == "frozen":
+        # What the program prints differs between traced and eager execution in the mutant only.
+        if mut_eager is None or orig_eager is None:
+            return {"confirmed": False, "why": "no eager runs"}
+        if new_final(orig, mut):
+            return {"confirmed": False, "why": f"crashed: {mut['final'][1]}: {mut['final'][2][:120]}"}
+        if orig.get("stdout") != orig_eager.get("stdout"):
+            return {"confirmed": False, "why": "the original prints differently when eager"}
+        if mut.get("stdout") != mut_eager.get("stdout"):
+            return {"confirmed": True, "why": "traced output frozen", "evidence": "prints differ traced vs eager"}
+        return {"confirmed": False, "why": "same output traced and eager"}
     return {"confirmed": False, "why": f"unknown oracle {kind}"}
 
 
 def needs_eager(mutation) -> bool:
-    return mutation.oracle["kind"] == "trace-only"
+    return mutation.oracle["kind"] in ("trace-only", "frozen")
+
+
+def needs_original_eager(mutation) -> bool:
+    return mutation.oracle["kind"] == "frozen"
 
 
 def extra_job_fields(mutation) -> dict:

@@ -86,7 +86,8 @@ def judge(mt: inject.Mutant, fixed: sources.Program, orig_run: dict, runner: Run
         verdict = {"confirmed": False, "why": "the planted line was rewritten"}
     else:
         eager = runner.run(fake.job("eager")) if confirm.needs_eager(probe) else None
-        verdict = confirm.verdict(mt.program, probe, orig_run, run, None, eager)
+        orig_eager = runner.run(mt.program.job("eager")) if confirm.needs_original_eager(probe) else None
+        verdict = confirm.verdict(mt.program, probe, orig_run, run, orig_eager, eager)
     if verdict["confirmed"]:
         return "still buggy", verdict.get("evidence") or verdict["why"]
     if confirm.new_final(orig_run, run):

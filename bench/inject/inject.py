@@ -48,6 +48,7 @@ class Mutant:
             extra["mapfn_lines"] = [f"{self.program.run_rel(m.rel)}:{m.oracle['line']}"]
         if mode == "eager" and m.oracle.get("data_debug"):
             extra["data_debug"] = True
+            extra["trace_callbacks"] = True
         return self.mutant.job(mode, **extra)
 
 
@@ -117,7 +118,8 @@ class Confirmer:
         else:
             mut = self.runner.run(mt.job("graph"))
             mut_eager = self.runner.run(mt.job("eager")) if confirm.needs_eager(mt.mutation) else None
-            v = confirm.verdict(mt.program, mt.mutation, orig, mut, None, mut_eager)
+            orig_eager = self.runner.run(mt.program.job("eager")) if confirm.needs_original_eager(mt.mutation) else None
+            v = confirm.verdict(mt.program, mt.mutation, orig, mut, orig_eager, mut_eager)
         vdir.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(v))
         return v

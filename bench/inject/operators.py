@@ -20,6 +20,8 @@ GRAD_METHODS = {"gradient", "jacobian", "batch_jacobian"}
 TRACED_METHODS = {"train_step", "test_step", "predict_step"}
 DATA_METHODS = {"map", "filter", "flat_map", "interleave"}
 GRAD_BROKEN = r"No gradients provided|Gradients do not exist|NoneType|non-persistent GradientTape"
+# What tape.gradient raises when its target itself left TensorFlow (a NumPy value, a Python float).
+TARGET_LEFT_TF = r"object has no attribute '_id'|to a TensorFlow DType"
 NON_PERSISTENT = r"non-persistent GradientTape can only be used"
 VAR_IN_FUNCTION = r"singleton tf\.Variables|non-first call|created outside tf\.function|tried to create variables"
 NUMPY_IN_GRAPH = r"has no attribute 'numpy'|Cannot convert a symbolic|symbolic tf\.Tensor|SymbolicTensor|numpy\(\) is only available"
@@ -623,7 +625,7 @@ def op_numpy_escape(mod: Module):
     for w, tape, stmt, name, is_target in _path_assigns(mod):
         traced = mod.is_traced(stmt)
         family = "tffunc-numpy-call" if traced else "grad-numpy-escape"
-        oracle = raises(NUMPY_IN_GRAPH) if traced else none_grad()
+        oracle = raises(NUMPY_IN_GRAPH) if traced else none_grad(TARGET_LEFT_TF)
         rhs = mod.src.seg(stmt.value)
         variants = [("dot-numpy", f"{_wrap(rhs, stmt.value)}.numpy()")]
         if mod.np:
@@ -651,7 +653,7 @@ def op_numpy_escape(mod: Module):
                         fn = name.split(".")[-1]
                         traced = mod.is_traced(stmt)
                         b = Builder(mod, "np-op", "tffunc-numpy-call" if traced else "grad-numpy-escape", stmt,
-                                    raises(NUMPY_IN_GRAPH) if traced else none_grad(), f"{name} -> np.{fn}")
+                                    raises(NUMPY_IN_GRAPH) if traced else none_grad(TARGET_LEFT_TF), f"{name} -> np.{fn}")
                         b.replace(call.func, f"{mod.np}.{NP_NAME.get(fn, fn)}")
                         yield b.build(("line", stmt.lineno))
                         n += 1
@@ -667,7 +669,8 @@ def op_numpy_escape(mod: Module):
             continue
         if any(k.arg not in ("training",) for k in call.keywords):
             continue
-        b = Builder(mod, "predict", "grad-numpy-escape", stmt, none_grad(), f"`{callee}(...)` -> `{callee}.predict`")
+        b = Builder(mod, "predict", "grad-numpy-escape", stmt, none_grad(TARGET_LEFT_TF),
+                    f"`{callee}(...)` -> `{callee}.predict`")
         b.replace(call, f"{callee}.predict({mod.src.seg(call.args[0])}, verbose=0)")
         yield b.build(("line", stmt.lineno))
         n += 1
@@ -1099,12 +1102,68 @@ def op_back_prop_false(mod: Module):
                     yield b.build(("line", call.lineno))
 
 
+LIST_IN_LOOP = r"out of scope|inaccessible|TensorArray|list|captured|symbolic"
+
+
+def op_list_in_tensor_loop(mod: Module):
+    """A TensorArray written in a loop of a traced function -> a Python list and tf.stack."""
+    for stmt in ast.walk(mod.tree):
+        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)
+                and dotted(stmt.value.func) == "tf.TensorArray" and assigned_name(stmt) and mod.is_traced(stmt)):
+            continue
+        name = assigned_name(stmt)
+        fn = mod.enclosing_function(stmt)
+        writes, stacks = [], []
+        for s in mod.body_stmts(fn):
+            if (isinstance(s, ast.Assign) and assigned_name(s) == name and isinstance(s.value, ast.Call)
+                    and isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "write"
+                    and dotted(s.value.func.value) == name and len(s.value.args) == 2):
+                writes.append(s)
+        for c in ast.walk(fn):
+            if (isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "stack"
+                    and dotted(c.func.value) == name and not c.args):
+                stacks.append(c)
+        if not writes or not stacks:
+            continue
+        b = Builder(mod, "list-in-loop", "tffunc-list-in-tf-loop", writes[0], raises(LIST_IN_LOOP),
+                    "TensorArray replaced by a Python list appended in the loop")
+        b.replace(stmt.value, "[]")
+        for w in writes:
+            b.replace(w, f"{name}.append({mod.src.seg(w.value.args[1])})")
+        for c in stacks:
+            b.replace(c, f"tf.stack({name})")
+        yield b.build(("line", writes[0].lineno), [("line", stmt.lineno)])
+
+
+def op_frozen_global(mod: Module):
+    """A module-level tf.Variable assigned between calls and read in a tf.function -> a Python float."""
+    for stmt in mod.tree.body:
+        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) == "tf.Variable"
+                and assigned_name(stmt) and len(stmt.value.args) == 1 and isinstance(stmt.value.args[0], ast.Constant)):
+            continue
+        name = assigned_name(stmt)
+        assigns = [s for s in ast.walk(mod.tree) if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+                   and isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "assign"
+                   and dotted(s.value.func.value) == name and not mod.is_traced(s) and len(s.value.args) == 1]
+        reads = [n for n in ast.walk(mod.tree) if isinstance(n, ast.Name) and n.id == name and mod.is_traced(n)]
+        if not assigns or not reads:
+            continue
+        b = Builder(mod, "frozen-global", "tffunc-frozen-python-state", reads[0], {"kind": "frozen"},
+                    f"`{name}` made a Python float rebound between calls")
+        b.replace(stmt.value, mod.src.seg(stmt.value.args[0]))
+        for s in assigns:
+            b.replace(s, f"{name} = {mod.src.seg(s.value.args[0])}")
+        if any(isinstance(f, ast.Global) for f in ast.walk(mod.tree)):
+            continue
+        yield b.build(("line", mod.stmt_of(reads[0]).lineno), [("line", s.lineno) for s in assigns])
+
+
 OPERATORS = [op_shadow_tape, op_loss_after_block, op_forward_before_block, op_inner_grad_outside,
              op_variable_to_constant, op_drop_watch, op_integer_source, op_numpy_escape, op_nondiff,
              op_numpy_function, op_tape_reused, op_other_tape, op_wrong_model_vars, op_eager_tf_gradients,
              op_variable_rebind, op_variable_creation, op_side_effect, op_python_scalar, op_recreated,
              op_python_iterator, op_autograph_off, op_map_fn, op_numpy_method, op_minimize_tensor,
-             op_back_prop_false]
+             op_back_prop_false, op_list_in_tensor_loop, op_frozen_global]
 
 
 def mutations(rel: str, text: str, kind: str) -> list[Mutation]:

@@ -90,6 +90,7 @@ class Recorder:
 
 
 REC: Recorder | None = None
+CALLBACK_TRACER = None
 
 
 def _install():
@@ -157,6 +158,24 @@ def _install():
         return original_map_fn(fn, elems, *args, **kwargs)
 
     tf.map_fn = map_fn
+
+    # tf.data's debug mode (and tf.py_function) run Python callbacks on TensorFlow's own threads,
+    # which sys.settrace does not reach: with `trace_callbacks`, each callback traces its thread.
+    from tensorflow.python.ops import script_ops
+    original_call = script_ops.FuncRegistry.__call__
+
+    def call(self, *args, **kwargs):
+        tracer = CALLBACK_TRACER
+        if tracer is None:
+            return original_call(self, *args, **kwargs)
+        previous = sys.gettrace()
+        sys.settrace(tracer)
+        try:
+            return original_call(self, *args, **kwargs)
+        finally:
+            sys.settrace(previous)
+
+    script_ops.FuncRegistry.__call__ = call
     return tf, ops, original_map_fn
 
 
@@ -271,7 +290,7 @@ def _reset(tf):
 
 
 def run_job(job: dict, tf, ops, original_map_fn) -> dict:
-    global REC
+    global REC, CALLBACK_TRACER
     import random
 
     import numpy as np
@@ -307,11 +326,15 @@ def run_job(job: dict, tf, ops, original_map_fn) -> dict:
         namespace = {"__name__": "__main__", "__file__": entry, "__builtins__": builtins}
         REC = rec
         sys.stdout = out
-        sys.settrace(_tracer(rec, ops))
+        tracer = _tracer(rec, ops)
+        if job.get("trace_callbacks"):
+            CALLBACK_TRACER = tracer
+        sys.settrace(tracer)
         try:
             exec(code, namespace)
         finally:
             sys.settrace(None)
+            CALLBACK_TRACER = None
             sys.stdout = io.StringIO()
     except SystemExit as exc:
         exit_code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
