@@ -24,6 +24,17 @@ _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug", "tensorflow
 _LINE_MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?:%|!|\?)")
 _ASSIGN_MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?P<target>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[%!]")
 _HELP = re.compile(r"^(?P<indent>[ \t]*)[\w.]+\?\??\s*$")
+# IPython's automagic: in a cell of one line (IPython applies it to single-line cells only,
+# after dropping leading blank lines), a line magic's name without its `%` (`pip install x`,
+# `ls ./data`, `cd dir`) runs the magic. Only lines that are not Python anyway are read so
+# (`ls = 3`, `time(x)` stay Python); in a longer cell `pip install x` is a SyntaxError.
+_AUTOMAGICS = frozenset(
+    "alias autoawait autocall automagic bookmark cat cd clear colors conda config cp dhist dirs env gui "
+    "hist history ldir less lf lk ll load load_ext loadpy logstart logstop ls lsmagic lx macro magic man "
+    "matplotlib mkdir more mv page pdb pdef pdoc pfile pinfo pinfo2 pip popd pprint precision prun psearch "
+    "psource pushd pwd pycat pylab recall rehashx reload_ext rerun reset reset_selective rm rmdir run save "
+    "sc set_env store sx system tb time timeit unalias unload_ext who who_ls whos xdel xmode".split())
+_AUTOMAGIC = re.compile(r"^(?P<indent>[ \t]*)(?P<name>[A-Za-z_]\w*)(?:[ \t]+\S|[ \t]*$)")
 
 
 class NotebookError(ValueError):
@@ -74,22 +85,83 @@ def neutralise_magics(source: str) -> str:
         lines[0] = ""
     out = []
     continued = False  # the previous line was IPython syntax ending in a backslash
+    python = _PythonLines()
+    single_line = len(re.sub(r"^(?:[ \t]*\n)+", "", "\n".join(lines)).splitlines()) == 1
     for line in lines:
         if continued:
             out.append("")
             continued = line.endswith("\\")
             continue
+        if not python.at_statement_start():
+            # Inside brackets, a string or after a backslash (`    % (a, b)` continuing a
+            # format, `    != x` a comparison): IPython reads escapes only where a line starts.
+            out.append(line)
+            python.feed(line)
+            continue
         assign = _ASSIGN_MAGIC.match(line)
         if assign:
             out.append(f"{assign.group('indent')}{assign.group('target')} = None")
-        elif _LINE_MAGIC.match(line) or _HELP.match(line):
+        elif _LINE_MAGIC.match(line) or _HELP.match(line) or (single_line and _is_automagic(line)):
             indent = re.match(r"[ \t]*", line).group(0)  # type: ignore[union-attr]
             out.append(f"{indent}pass")
         else:
             out.append(line)
+            python.feed(line)
             continue
         continued = line.endswith("\\")  # `%config X = \` goes on on the next line
     return "\n".join(out)
+
+
+def _is_automagic(line: str) -> bool:
+    match = _AUTOMAGIC.match(line)
+    if match is None or match.group("name") not in _AUTOMAGICS:
+        return False
+    try:
+        ast.parse(line.strip())
+    except (SyntaxError, ValueError):
+        return True
+    return False
+
+
+class _PythonLines:
+    """Where Python lines leave off: open brackets, an open triple-quoted string, a backslash."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote = ""  # the open triple quote, if any
+        self.backslash = False
+
+    def at_statement_start(self) -> bool:
+        return self.depth == 0 and not self.quote and not self.backslash
+
+    def feed(self, line: str) -> None:
+        i, n = 0, len(line)
+        while i < n:
+            if self.quote:
+                end = line.find(self.quote, i)
+                while end > 0 and line[end - 1] == "\\" and not line[:end].endswith("\\\\"):
+                    end = line.find(self.quote, end + 1)
+                if end < 0:
+                    break
+                i, self.quote = end + 3, ""
+                continue
+            char = line[i]
+            if char == "#":
+                break
+            if char in "\"'":
+                if line.startswith(char * 3, i):
+                    self.quote = char * 3
+                    i += 3
+                    continue
+                i += 1
+                while i < n and line[i] != char:
+                    i += 2 if line[i] == "\\" else 1
+            elif char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(0, self.depth - 1)
+            i += 1
+        self.backslash = not self.quote and line.rstrip("\r").endswith("\\")
 
 
 def join_cells(cells: list[tuple[int, str]]) -> tuple[str, list[Cell]]:
