@@ -85,6 +85,15 @@ async def _start(python: Path, path: str, editor: str, root: Path) -> Editor:
     return Editor(client, capabilities, "utf-16")
 
 
+async def _tape001(editor: Editor, directory: Path) -> tuple[str, types.Diagnostic]:
+    """Opens the example; its URI and its TAPE001 finding (on line 8)."""
+    uri = (directory / "second_derivative.py").as_uri()
+    editor.open(uri, EXAMPLE)
+    tape = next(d for d in await editor.diagnostics(uri) if d.code == "TAPE001")
+    assert tape.range.start.line == 7
+    return uri, tape
+
+
 async def _stop(editor: Editor) -> None:
     try:
         await asyncio.wait_for(editor.client.shutdown_session(), 30)
@@ -97,11 +106,7 @@ async def test_a_disabled_quick_fix_says_to_install_libcst(bare: tuple[Path, str
     python, path = bare
     editor = await _start(python, path, "vscode", tmp_path)
     try:
-        uri = (tmp_path / "second_derivative.py").as_uri()
-        editor.open(uri, EXAMPLE)
-        diagnostics = await editor.diagnostics(uri)
-        tape = next(d for d in diagnostics if d.code == "TAPE001")
-        assert tape.range.start.line == 7
+        uri, tape = await _tape001(editor, tmp_path)
         actions = await editor.code_actions(uri, tape.range.start)
         unavailable = [a for a in actions if a.disabled is not None]
         assert [a.title for a in unavailable] == ["Fix TAPE001: needs libcst (pip install libcst)"]
@@ -127,10 +132,7 @@ async def test_a_client_without_disabled_actions_is_told_once(bare: tuple[Path, 
     python, path = bare
     editor = await _start(python, path, "neovim-0.9", tmp_path)
     try:
-        uri = (tmp_path / "second_derivative.py").as_uri()
-        editor.open(uri, EXAMPLE)
-        diagnostics = await editor.diagnostics(uri)
-        tape = next(d for d in diagnostics if d.code == "TAPE001")
+        uri, tape = await _tape001(editor, tmp_path)
         for _ in range(2):
             actions = await editor.code_actions(uri, tape.range.start)
             assert all(a.disabled is None for a in actions)
@@ -152,9 +154,7 @@ async def test_with_libcst_the_fix_is_offered_and_nothing_is_disabled(tmp_path: 
     """The same request in the test venv (libcst installed): the real fix, no disabled action."""
     editor = await _start(Path(sys.executable), str(ROOT / "server"), "vscode", tmp_path)
     try:
-        uri = (tmp_path / "second_derivative.py").as_uri()
-        editor.open(uri, EXAMPLE)
-        tape = next(d for d in await editor.diagnostics(uri) if d.code == "TAPE001")
+        uri, tape = await _tape001(editor, tmp_path)
         actions = await editor.code_actions(uri, tape.range.start)
         assert all(a.disabled is None for a in actions)
         assert any("(TAPE001)" in a.title and a.edit is not None for a in actions), [a.title for a in actions]

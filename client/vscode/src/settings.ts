@@ -132,24 +132,18 @@ export function readSettings(get: Getter): { settings: Settings; problems: strin
         problems.push('tapelsp.probe.timeout: expected a positive number of seconds');
         return DEFAULTS.probe.timeout;
     };
-    const level = (): NotificationLevel => {
-        const value = get('showNotifications');
-        if (value === undefined || value === null) return DEFAULTS.showNotifications;
-        if ((LEVELS as readonly unknown[]).includes(value)) return value as NotificationLevel;
-        problems.push(`tapelsp.showNotifications: expected one of ${LEVELS.join(', ')}`);
-        return DEFAULTS.showNotifications;
-    };
-    const strategy = (): ImportStrategy => {
-        const value = get('importStrategy');
-        if (value === undefined || value === null) return DEFAULTS.importStrategy;
-        if ((STRATEGIES as readonly unknown[]).includes(value)) return value as ImportStrategy;
-        problems.push(`tapelsp.importStrategy: expected one of ${STRATEGIES.join(', ')}`);
-        return DEFAULTS.importStrategy;
+    /** One of `values`; anything else falls back to `fallback` (and is reported). */
+    const choice = <T extends string>(key: string, values: readonly T[], fallback: T): T => {
+        const value = get(key);
+        if (value === undefined || value === null) return fallback;
+        if ((values as readonly unknown[]).includes(value)) return value as T;
+        problems.push(`tapelsp.${key}: expected one of ${values.join(', ')}`);
+        return fallback;
     };
     const settings: Settings = {
         enable: bool('enable', DEFAULTS.enable),
         interpreter: text('interpreter'),
-        importStrategy: strategy(),
+        importStrategy: choice('importStrategy', STRATEGIES, DEFAULTS.importStrategy),
         select: codes('select'),
         ignore: codes('ignore'),
         severity: severity(),
@@ -159,7 +153,7 @@ export function readSettings(get: Getter): { settings: Settings; problems: strin
             timeout: timeout(),
             autoAttach: bool('probe.autoAttach', DEFAULTS.probe.autoAttach),
         },
-        showNotifications: level(),
+        showNotifications: choice('showNotifications', LEVELS, DEFAULTS.showNotifications),
     };
     return { settings, problems };
 }

@@ -237,7 +237,7 @@ describe('tapelsp in code-server', { skip: missing.length ? `missing: ${missing.
     });
 
     step('fromEnvironment: the tapelsp installed in the interpreter runs; where it is missing, the offer is the bundled wheel, or the bundled tapelsp', async () => {
-        await session.setUserChoice('tapelsp.importStrategy', 'fromEnvironment');
+        await session.setUserChoice('tapelsp.importStrategy', 'fromEnvironment', 'useBundled');
         // The test venv has tapelsp installed: it runs, without the bundled libraries.
         await serverOf(PYTHON, false);
         await statusItem().locator('.codicon-check').waitFor({ timeout: WAIT });
@@ -275,7 +275,7 @@ describe('tapelsp in code-server', { skip: missing.length ? `missing: ${missing.
         const withPip = bareVenv(join(venvs, 'with-pip'), true);
         await setUserSetting('tapelsp.interpreter', withPip);
         await serverOf(withPip, true);
-        await session.setUserChoice('tapelsp.importStrategy', 'fromEnvironment');
+        await session.setUserChoice('tapelsp.importStrategy', 'fromEnvironment', 'useBundled');
         const offer = page.locator('.notification-toast', { hasText: `tapelsp is not installed in ${withPip}` }).first();
         await offer.waitFor({ timeout: WAIT });
         await offer.locator('.monaco-button', { hasText: 'Install tapelsp' }).first().click();

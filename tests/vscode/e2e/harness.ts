@@ -258,50 +258,49 @@ export class Session {
         }
     }
 
-    /** Changes a user setting in the Settings editor, as a user does (typed into its box). */
-    async setUserSetting(key: string, value: string): Promise<void> {
+    /**
+     * Opens the Settings editor on `key`, lets `change` set its control, waits until
+     * settings.json holds `saved(value)` true, and closes the editor.
+     */
+    private async inSettingsEditor(key: string, change: (editor: Locator) => Promise<void>,
+        saved: (value: unknown) => boolean): Promise<void> {
         const page = this.page;
         await this.runCommand('Preferences: Open User Settings');
         const editor = page.locator('.settings-editor').first();
         await editor.waitFor({ timeout: WAIT });
         await page.keyboard.type(key);
-        const input = editor.locator(`[data-key="${key}"] input`).first();
-        await input.waitFor({ timeout: WAIT });
-        await input.fill(value);
-        await input.press('Tab');
-        while (this.savedSettings()[key] !== value) await sleep(200);
+        await change(editor.locator(`[data-key="${key}"]`).first());
+        while (!saved(this.savedSettings()[key])) await sleep(200);
         await page.keyboard.press('Control+W');
         await editor.waitFor({ state: 'hidden', timeout: WAIT });
     }
 
+    /** Changes a user setting in the Settings editor, as a user does (typed into its box). */
+    async setUserSetting(key: string, value: string): Promise<void> {
+        await this.inSettingsEditor(key, async (setting) => {
+            const input = setting.locator('input').first();
+            await input.waitFor({ timeout: WAIT });
+            await input.fill(value);
+            await input.press('Tab');
+        }, (saved) => saved === value);
+    }
+
     /** Picks a value of an enum user setting in the Settings editor's drop-down. */
-    async setUserChoice(key: string, value: string): Promise<void> {
-        const page = this.page;
-        await this.runCommand('Preferences: Open User Settings');
-        const editor = page.locator('.settings-editor').first();
-        await editor.waitFor({ timeout: WAIT });
-        await page.keyboard.type(key);
-        const select = editor.locator(`[data-key="${key}"] select`).first();
-        await select.waitFor({ timeout: WAIT });
-        await select.selectOption(value);
-        while ((this.savedSettings()[key] ?? 'useBundled') !== value) await sleep(200);
-        await page.keyboard.press('Control+W');
-        await editor.waitFor({ state: 'hidden', timeout: WAIT });
+    async setUserChoice(key: string, value: string, fallback: string): Promise<void> {
+        await this.inSettingsEditor(key, async (setting) => {
+            const select = setting.locator('select').first();
+            await select.waitFor({ timeout: WAIT });
+            await select.selectOption(value);
+        }, (saved) => (saved ?? fallback) === value);
     }
 
     /** Ticks or clears a boolean user setting in the Settings editor. */
     async setUserCheckbox(key: string, value: boolean): Promise<void> {
-        const page = this.page;
-        await this.runCommand('Preferences: Open User Settings');
-        const editor = page.locator('.settings-editor').first();
-        await editor.waitFor({ timeout: WAIT });
-        await page.keyboard.type(key);
-        const box = editor.locator(`[data-key="${key}"] .setting-value-checkbox`).first();
-        await box.waitFor({ timeout: WAIT });
-        if ((await box.getAttribute('aria-checked')) !== String(value)) await box.click();
-        while ((this.savedSettings()[key] ?? false) !== value) await sleep(200);
-        await page.keyboard.press('Control+W');
-        await editor.waitFor({ state: 'hidden', timeout: WAIT });
+        await this.inSettingsEditor(key, async (setting) => {
+            const box = setting.locator('.setting-value-checkbox').first();
+            await box.waitFor({ timeout: WAIT });
+            if ((await box.getAttribute('aria-checked')) !== String(value)) await box.click();
+        }, (saved) => (saved ?? false) === value);
     }
 
     userSetting(key: string): unknown {
