@@ -597,3 +597,17 @@ def test_the_argument_a_caller_passes_for_a_parameter():
               for call, _scope, bound in model.callers(step)}
     assert passed[10] == ("tf.ones([2])", "0.5")
     assert passed[13] == ("tf.ones([2])", "'-'")
+
+
+def test_tf_use_legacy_keras_makes_tf_keras_keras_2():
+    source = textwrap.dedent("""
+        import os
+        os.environ["TF_USE_LEGACY_KERAS"] = "1"
+        import tensorflow as tf
+        opt = tf.keras.optimizers.Adam()
+    """)
+    tree = ast.parse(source)
+    facts = build(tree, SourceText(source))
+    assert values_of(facts).keras_major(tree.body[3].value) == 2
+    plain = build(ast.parse("import tensorflow as tf\nopt = tf.keras.optimizers.Adam()\n"), SourceText(""))
+    assert values_of(plain).keras_major(plain.tree.body[1].value) == 3

@@ -69,3 +69,29 @@ def test_tensor_loss_inside_a_tf_function_or_graph_mode_is_left_alone() -> None:
     """) + "\n"
     assert messages(graph) == []
     assert len(messages(graph.replace("tf.compat.v1.disable_eager_execution()\n", ""))) == 1
+
+
+def test_a_tensor_loss_from_a_method_with_tf_use_legacy_keras_is_keras2() -> None:
+    """TF_USE_LEGACY_KERAS=1 set before TensorFlow is imported makes tf.keras tf_keras (Keras 2),
+    whose minimize wants a tape for a tensor loss; the loss comes from a method of the class."""
+    source = inspect.cleandoc("""
+        import os
+        os.environ["TF_USE_LEGACY_KERAS"] = "1"
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self):
+                self.model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+                self.optimizer = tf.keras.optimizers.Adam(1e-2)
+
+            def compute_loss(self, x, y):
+                return tf.reduce_mean(tf.square(self.model(x) - y))
+
+            def fit_batch(self, x, y):
+                loss = self.compute_loss(x, y)
+                self.optimizer.minimize(loss, self.model.trainable_variables)
+    """) + "\n"
+    [message] = messages(source, tensorflow_version="2.21")
+    assert "`tape` is required when a `Tensor` loss is passed." in message
+    [keras3] = messages(source.replace('os.environ["TF_USE_LEGACY_KERAS"] = "1"\n', ""), tensorflow_version="2.21")
+    assert keras3.startswith("Keras 3 optimizers have no `minimize`")

@@ -1477,7 +1477,7 @@ class ValueModel:
         targets = self.targets
         if isinstance(origin, ast.Call):
             raw = imports.raw(origin.func) or ""
-            if raw.startswith("tf_keras"):
+            if raw.startswith("tf_keras") or (raw.startswith("tensorflow") and self._legacy_keras()):
                 return 2
             if raw.startswith("keras") and targets is not None and targets.keras is not None:
                 return 2 if targets.keras < _KERAS_3 else 3
@@ -1486,7 +1486,26 @@ class ValueModel:
         raws = set(imports.names.values())
         if any(r.startswith("tf_keras") for r in raws) and not any(r == "keras" or r.startswith("keras.") for r in raws):
             return 2
-        return self._tf_keras_major()
+        return 2 if self._legacy_keras() else self._tf_keras_major()
+
+    def _legacy_keras(self) -> bool:
+        """Does the module set TF_USE_LEGACY_KERAS (`os.environ["TF_USE_LEGACY_KERAS"] = "1"`,
+        or through `setdefault`) before it uses TensorFlow? Then `tf.keras` is tf_keras."""
+        for stmt in self.facts.tree.body:
+            target = value = None
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript):
+                target, value = stmt.targets[0], stmt.value
+                key = target.slice
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+                    and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr == "setdefault" \
+                    and len(stmt.value.args) == 2:
+                target, (key, value) = stmt.value.func, stmt.value.args
+            if target is None or self.facts.imports.resolve(target.value) != "os.environ":
+                continue
+            if isinstance(key, ast.Constant) and key.value == "TF_USE_LEGACY_KERAS" \
+                    and isinstance(value, ast.Constant) and str(value.value).lower() in ("1", "true", "yes"):
+                return True
+        return False
 
     def _tf_keras_major(self) -> int:
         targets = self.targets

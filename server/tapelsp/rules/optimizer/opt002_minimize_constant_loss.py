@@ -3,17 +3,12 @@ from __future__ import annotations
 import ast
 
 from ...facts.dataflow import flow_of
-from ...facts.model import CallSite, Facts
+from ...facts.model import CallSite
 from ...model import Severity
-from ...settings import Targets
-from ...versions import Version, VersionRange
-from ...analysis.tensors import Tensors, assignments, tensors_at
+from ...versions import VersionRange
+from ...analysis.values import OPTIMIZER, TENSOR, UNKNOWN, VARIABLE, ValueModel, values_for
 from ..base import Context, Proof, Rule, invalid, valid
-from ...facts.names import dotted as _dotted
 
-KERAS3 = Version.parse("3")
-# tf.keras is Keras 3 from TensorFlow 2.16 on (unless TF_USE_LEGACY_KERAS is set).
-TF_WITH_KERAS3 = Version.parse("2.16")
 NO_GRADIENTS = "No gradients provided for any variable"
 TAPE_REQUIRED = "`tape` is required when a `Tensor` loss is passed."
 V1_EAGER = "`loss` passed to Optimizer.compute_gradients should be a function when eager execution is enabled."
@@ -158,6 +153,7 @@ class MinimizeConstantLoss(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
+        values = values_for(ctx)
         graph = facts.has_mode(*_GRAPH_MODES)
         for site in facts.calls:
             if site.method != "minimize" or not isinstance(site.node.func, ast.Attribute):
@@ -168,16 +164,16 @@ class MinimizeConstantLoss(Rule):
             loss = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "loss"), None)
             if loss is None:
                 continue
-            tensors = tensors_at(facts, site.scope)
-            if tensors is None:
+            optimizer = values.value(site.node.func.value, site.scope)
+            if optimizer.kind not in (OPTIMIZER, UNKNOWN):
                 continue
-            family = _optimizer_family(facts, site, ctx.targets)
+            family = _optimizer_family(optimizer, values)
             if isinstance(loss, ast.Lambda):
-                names = _precomputed(loss, tensors)
+                names = _precomputed(loss, values)
                 if names is None:
                     continue
                 self._constant_closure(ctx, site, loss, names, family)
-            elif isinstance(loss, ast.Name) and tensors.is_tensor(loss) and not graph \
+            elif values.value(loss, site.scope).is_(TENSOR) and not graph \
                     and site.scope.traced_by is None and not any(k.arg == "tape" for k in call.keywords) \
                     and len(call.args) < 3:
                 self._tensor_loss(ctx, site, loss, family)
@@ -198,24 +194,25 @@ class MinimizeConstantLoss(Rule):
                        "Compute the loss inside the lambda (`lambda: loss_fn(...)`).")
         ctx.report(loss, message, related=[ctx.related(site.node, "the optimizer differentiates this call")])
 
-    def _tensor_loss(self, ctx: Context, site: CallSite, loss: ast.Name, family: str) -> None:
-        where = _defined_at(ctx, site, loss)
+    def _tensor_loss(self, ctx: Context, site: CallSite, loss: ast.expr, family: str) -> None:
+        where = _defined_at(ctx, site, loss) if isinstance(loss, ast.Name) else ""
+        text = ast.unparse(loss)
         if family == "keras3":
             message = ("Keras 3 optimizers have no `minimize`: AttributeError \"'...' object has no attribute "
-                       f"'minimize'\". `{loss.id}` is a tensor computed {where}before the call; compute it "
+                       f"'minimize'\". `{text}` is a tensor computed {where}before the call; compute it "
                        "inside a GradientTape and call apply_gradients.")
         elif family == "v1":
-            message = (f"`{loss.id}` is an eager tensor: a tf.compat.v1.train optimizer raises RuntimeError "
+            message = (f"`{text}` is an eager tensor: a tf.compat.v1.train optimizer raises RuntimeError "
                        f"\"{V1_EAGER}\" Pass a function (`lambda: ...` computing the loss).")
         else:
             which = "" if family == "keras2" else " (tf_keras / Keras 2 optimizers)"
-            message = (f"`{loss.id}` is a tensor computed {where}before the call and no `tape=` is given: the "
+            message = (f"`{text}` is a tensor computed {where}before the call and no `tape=` is given: the "
                        f"optimizer raises ValueError \"{TAPE_REQUIRED}\"{which} Pass the loss as a function "
                        "(`lambda: ...` computing it), or the GradientTape that recorded it as `tape=`.")
         ctx.report(loss, message, related=[ctx.related(site.node, "the minimize call")])
 
 
-def _precomputed(loss: ast.Lambda, tensors: Tensors) -> list[ast.Name] | None:
+def _precomputed(loss: ast.Lambda, values: ValueModel) -> list[ast.Name] | None:
     """The names a parameterless lambda returns when its body computes nothing itself:
     a name or arithmetic of names and numbers, at least one a tensor, none a tf.Variable."""
     args = loss.args
@@ -230,7 +227,8 @@ def _precomputed(loss: ast.Lambda, tensors: Tensors) -> list[ast.Name] | None:
                 return None
         elif not isinstance(node, (ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Load)):
             return None  # a call, an attribute, a subscript: the lambda computes something
-    if not names or any(tensors.is_variable(n) for n in names) or not any(tensors.is_tensor(n) for n in names):
+    found = [values.value(n) for n in names]
+    if not names or any(v.may_be(VARIABLE) for v in found) or not any(v.is_(TENSOR) for v in found):
         return None
     return names
 
@@ -243,31 +241,14 @@ def _defined_at(ctx: Context, site: CallSite, name: ast.Name) -> str:
     return ""
 
 
-def _optimizer_family(facts: Facts, site: CallSite, targets: Targets) -> str:
-    """"keras2", "keras3", "v1" or "unknown", from what the receiver was constructed with."""
-    func = site.node.func
-    receiver = func.value if isinstance(func, ast.Attribute) else None  # type: ignore[union-attr]
-    constructor: ast.expr | None = None
-    if isinstance(receiver, ast.Call):
-        constructor = receiver.func
-    elif receiver is not None and site.receiver is not None:
-        for node in assignments(facts):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(
-                    _dotted(t) == site.receiver for t in node.targets):
-                constructor = node.value.func
-    if constructor is None:
-        return "unknown"
-    raw = facts.imports.raw(constructor) or ""
-    qualname = facts.imports.resolve(constructor) or ""
+def _optimizer_family(optimizer, values: ValueModel) -> str:
+    """"keras2", "keras3", "v1" or "unknown", from what the optimizer was constructed with."""
+    qualname = optimizer.ref if optimizer.is_(OPTIMIZER) and isinstance(optimizer.ref, str) else ""
     if qualname.startswith("tensorflow.train.") and qualname.endswith("Optimizer"):
         return "v1"
     if not qualname.startswith("keras.optimizers."):
         return "unknown"
-    if raw.startswith("tf_keras") or qualname.startswith("keras.optimizers.legacy."):
+    if qualname.startswith("keras.optimizers.legacy."):
         return "keras2"
-    keras = targets.keras
-    if raw.startswith("keras.") and keras is not None:
-        return "keras3" if keras >= KERAS3 else "keras2"
-    # tf.keras follows TensorFlow: Keras 3 from 2.16 on.
-    return "keras3" if targets.tensorflow >= TF_WITH_KERAS3 else "keras2"
-
+    origin = optimizer.origin if optimizer.remote is None else None
+    return "keras3" if values.keras_major(origin) >= 3 else "keras2"
