@@ -15,9 +15,14 @@ class StaleGlobal(Rule):
     """
     ## What it does
     Finds a `tf.function` whose body reads a module-level name that the program binds
-    to a new value after the function has already been called: later in the module
-    (or a later notebook cell), in a loop that also calls the function, or through
-    `global name` in a function the module calls.
+    to a new value between two calls of the same tf.function: later in the module (or a
+    later notebook cell) with a call after it, in a loop that also calls the function, or
+    through `global name` in a function the module calls.
+
+    Not reported: a rebinding after the last call; calls of a function of the same name
+    made again later (a notebook cell that defines `train_step` anew, a loop that decorates
+    again after changing the global: the new tf.function traces with the new value); a
+    one-time lazy initialisation (`if NAME is None: NAME = ...` in a setter).
 
     ## Why is this bad?
     TensorFlow reads a global while it traces the function and bakes the value it saw
@@ -147,6 +152,72 @@ class StaleGlobal(Rule):
                 results.append(float(apply(tf.constant(2.0), tf.constant(scale))))
         """, "the changing value passed as an argument",
             proof=Proof(check="assert results == [2.0, 6.0]")),
+        valid("""
+            import tensorflow as tf
+
+            scale = 1.0
+
+            @tf.function
+            def apply(x):
+                return x * scale
+
+            first = float(apply(tf.constant(2.0)))
+            scale = 3.0
+
+            @tf.function
+            def apply(x):
+                return x * scale
+
+            second = float(apply(tf.constant(2.0)))
+        """, "the name of the tf.function bound again (a later notebook cell): the new one traces anew",
+            proof=Proof(check="assert (first, second) == (2.0, 6.0), (first, second)")),
+        valid("""
+            import tensorflow as tf
+
+            scale = 1.0
+
+            @tf.function
+            def apply(x):
+                return x * scale
+
+            value = float(apply(tf.constant(2.0)))
+            scale = 3.0
+            print(scale)
+        """, "rebound after the last call: no call sees the old value",
+            proof=Proof(check="assert value == 2.0")),
+        valid("""
+            import tensorflow as tf
+
+            results = []
+            for scale in [1.0, 3.0]:
+                @tf.function
+                def apply(x):
+                    return x * scale
+
+                results.append(float(apply(tf.constant(2.0))))
+        """, "a benchmark loop that makes the tf.function again after changing the global",
+            proof=Proof(check="assert results == [2.0, 6.0], results")),
+        valid("""
+            import tensorflow as tf
+
+            TABLE = None
+
+            def table():
+                global TABLE
+                if TABLE is None:
+                    TABLE = tf.constant([1.0, 2.0, 3.0])
+                return TABLE
+
+            @tf.function
+            def lookup(i):
+                return tf.gather(TABLE, i)
+
+            table()
+            first = float(lookup(tf.constant(1)))
+            table()
+            second = float(lookup(tf.constant(2)))
+        """, "a one-time lazy initialisation under `if TABLE is None:`",
+            proof=Proof(check="assert (first, second) == (2.0, 3.0)")),
     )
 
     def check(self, ctx: Context) -> None:
@@ -204,33 +275,68 @@ def _call_names(traced: TfFunction, facts: Facts) -> tuple[set[str], set[str]]:
     return names, methods
 
 
-def _calls(traced: TfFunction, facts: Facts) -> list[CallSite]:
+def _calls(traced: TfFunction, facts: Facts, state: FileState) -> list[CallSite]:
+    """The calls of this very tf.function: a call through a name that the module binds to
+    several functions (a notebook cell that defines `train_step` again) belongs to the
+    binding nearest above it."""
     names, methods = _call_names(traced, facts)
+    module = state.names(facts.module).bindings
     found = []
     for site in facts.calls:
         func = site.node.func
         if isinstance(func, ast.Name) and func.id in names:
-            found.append(site)
+            if _binds_traced(module.get(func.id, []), site.node, traced):
+                found.append(site)
         elif isinstance(func, ast.Attribute) and func.attr in methods:
             found.append(site)
     return found
 
 
+def _is_creation(binding: Assignment, traced: TfFunction) -> bool:
+    if binding.stmt is traced.node:
+        return True
+    return binding.value is not None and (binding.value is traced.origin or inside(traced.origin, binding.value))
+
+
+def _binds_traced(bindings: list[Assignment], call: ast.AST, traced: TfFunction) -> bool:
+    if len(bindings) <= 1:
+        return True
+    before = [b for b in bindings if position(b.stmt) < position(call)]
+    nearest = max(before, key=lambda b: position(b.stmt)) if before else min(bindings, key=lambda b: position(b.stmt))
+    return _is_creation(nearest, traced)
+
+
+def _creation(traced: TfFunction, facts: Facts, state: FileState) -> ast.AST | None:
+    """The module-level statement that makes the tf.function (its def, or `f = tf.function(g)`)."""
+    for bindings in state.names(facts.module).bindings.values():
+        for binding in bindings:
+            if _is_creation(binding, traced):
+                return binding.stmt
+    return None
+
+
 def _stale(name: str, bindings: list[Assignment], traced: TfFunction, state: FileState, facts: Facts):
-    """(rebinding node, earlier call or None, how) when `name` is rebound after a call of the function."""
+    """(rebinding node, earlier call or None, how) when `name` is rebound between two calls of the
+    function: after one call, with another call of the same tf.function after it."""
     cache = state.__dict__.setdefault("_func011_calls", {})
     calls = cache.get(id(traced))
     if calls is None:
-        calls = cache[id(traced)] = _calls(traced, facts)
+        calls = cache[id(traced)] = _calls(traced, facts, state)
     if not calls:
         return None
     module_calls = [c for c in calls if c.scope.kind == "module"]
+    made = _creation(traced, facts, state)
     for binding in bindings:
         stmt = binding.stmt
+        earlier = [c for c in module_calls if position(c.node) < position(stmt)]
+        if earlier and any(position(c.node) > position(stmt) for c in module_calls):
+            return stmt, earlier[0].node, \
+                f"is rebound on {facts.line_label(stmt.lineno)}, after {_label(traced)} was called"
         for call in module_calls:
-            if position(call.node) < position(stmt):
-                return stmt, call.node, f"is rebound on {facts.line_label(stmt.lineno)}, after {_label(traced)} was called"
-            if any(inside(stmt, loop) for loop in call.loops if inside(call.node, loop)):
+            loops = [loop for loop in call.loops if inside(call.node, loop) and inside(stmt, loop)]
+            # A tf.function made again in the loop (a fresh `@tf.function def` each time
+            # round) traces again with the new value: only one made outside the loop keeps it.
+            if loops and not (made is not None and any(inside(made, loop) for loop in loops)):
                 return stmt, call.node, f"is rebound on {facts.line_label(stmt.lineno)}, in the loop that calls it"
     # `global name` plus an assignment in a function the module calls.
     for scope in facts.scopes:
@@ -239,13 +345,32 @@ def _stale(name: str, bindings: list[Assignment], traced: TfFunction, state: Fil
         names = state.names(scope)
         if name not in names.declared_global:
             continue
-        assignment = next((b for b in names.bindings.get(name, []) if b.kind in _REBINDS), None)
+        assignment = next((b for b in names.bindings.get(name, [])
+                           if b.kind in _REBINDS and not _lazy_initialisation(b.stmt, name, scope)), None)
         if assignment is None or not _called_after(scope, calls, facts):
             continue
         owner = scope.node
         owner_name = f"`{owner.name}`" if isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef)) else "a function"
         return assignment.stmt, calls[0].node, f"{owner_name} rebinds on {facts.line_label(assignment.stmt.lineno)}"
     return None
+
+
+def _lazy_initialisation(stmt: ast.AST, name: str, scope: Scope) -> bool:
+    """`if name is None: name = ...` (or `if not name:`): filled once, the first time it is needed."""
+    for node in ast.walk(scope.node):
+        if isinstance(node, ast.If) and any(inside(stmt, s) for s in node.body) and _is_unset_test(node.test, name):
+            return True
+    return False
+
+
+def _is_unset_test(test: ast.expr, name: str) -> bool:
+    if isinstance(test, ast.BoolOp):
+        return any(_is_unset_test(v, name) for v in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return isinstance(test.operand, ast.Name) and test.operand.id == name
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == name \
+        and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq)) \
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
 
 
 def _label(traced: TfFunction) -> str:
