@@ -17,6 +17,10 @@ from .names import ImportTable, canonical, dotted
 from .walk import REVERSED_FIELDS, inner_children, reversed_fields
 
 GRADIENT_TAPE = "tensorflow.GradientTape"
+GRAPH_CONSTRUCTORS = ("tensorflow.Graph", "tensorflow.compat.v1.Graph")
+# Ops that call a Python function on every run (its body is not traced).
+EAGER_CALLBACK_OPS = frozenset({"tensorflow.numpy_function", "tensorflow.py_function", "tensorflow.py_func",
+                                "tensorflow.compat.v1.py_func", "tensorflow.compat.v1.numpy_function"})
 TF_FUNCTION = "tensorflow.function"
 
 _MODE_CALLS = {
@@ -76,6 +80,9 @@ class _Walker:
         self.guards: tuple[ast.If, ...] = ()
         self.loops: tuple[ast.stmt, ...] = ()
         self.pending_call_functions: list[tuple[TfFunction, Scope]] = []
+        self.graph_names: set[str] = set()  # names bound to tf.Graph()
+        self.pending_model_fns: list[tuple[str, Scope]] = []  # `model_fn=name` given to a call
+        self.pending_callbacks: list[tuple[ast.expr, Scope]] = []  # given to tf.numpy_function & co.
 
     # --- traversal ---------------------------------------------------------------
 
@@ -211,6 +218,8 @@ class _Walker:
     def visit_with(self, node: ast.With | ast.AsyncWith) -> None:
         opened: list[Tape] = []
         for item in node.items:
+            if self._makes_graph_default(item.context_expr):
+                self.facts.graph_blocks.append(node)
             self.visit(item.context_expr)
             if item.optional_vars is not None:
                 self.visit(item.optional_vars)
@@ -222,6 +231,15 @@ class _Walker:
             self.tapes = outer + tuple(opened)
         self.visit_all(node.body)
         self.tapes = outer
+
+    def _makes_graph_default(self, expr: ast.expr) -> bool:
+        """`tf.Graph().as_default()`, or `g.as_default()` of a name bound to `tf.Graph()`."""
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "as_default"):
+            return False
+        receiver = expr.func.value
+        if isinstance(receiver, ast.Call):
+            return self.imports.resolve(receiver.func) in GRAPH_CONSTRUCTORS
+        return dotted(receiver) in self.graph_names
 
     def _tape_from_item(self, node: ast.With | ast.AsyncWith, item: ast.withitem) -> Tape | None:
         expr = item.context_expr
@@ -284,6 +302,8 @@ class _Walker:
         if not isinstance(value, ast.Call):
             return
         qualname = self.imports.resolve(value.func)
+        if qualname in GRAPH_CONSTRUCTORS:
+            self.graph_names.update(n for n in map(dotted, targets) if n is not None)
         kind = binding_kind(qualname)
         if kind is None and isinstance(value.func, ast.Name):
             kind = self.facts.class_kinds.get(value.func.id)
@@ -323,6 +343,18 @@ class _Walker:
         site = CallSite(node=node, qualname=qualname, scope=self.scope, tapes=self.tapes,
                         guards=self.guards, loops=self.loops,
                         receiver=receiver, method=method)
+        callee = method if method is not None else func.id if isinstance(func, ast.Name) else None
+        if callee is not None and callee.endswith("EstimatorSpec"):
+            function = self.scope.function
+            if function is not None:
+                self.facts.graph_functions.add(function.node)
+        for keyword in node.keywords:
+            if keyword.arg == "model_fn" and isinstance(keyword.value, ast.Name):
+                self.pending_model_fns.append((keyword.value.id, self.scope))
+        if qualname in EAGER_CALLBACK_OPS:
+            callback = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "func"), None)
+            if isinstance(callback, (ast.Name, ast.Lambda)):
+                self.pending_callbacks.append((callback, self.scope))
         self.facts.calls.append(site)
         if qualname is not None:
             same_name = self.facts.calls_by_name.get(qualname)
@@ -363,11 +395,23 @@ class _Walker:
         self.pending_call_functions.append((tf_function, self.scope))
 
     def resolve_call_functions(self) -> None:
-        """Attach `tf.function(f)` to the def of `f` once the whole file is known."""
+        """Attach `tf.function(f)` to the def of `f` once the whole file is known, and find the
+        defs given to an Estimator as `model_fn=`."""
+        if not self.pending_call_functions and not self.pending_model_fns and not self.pending_callbacks:
+            return
         defs_by_scope: dict[int, dict[str, ast.AST]] = {}
         for node, scope in self.facts.function_scopes.items():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and scope.parent is not None:
                 defs_by_scope.setdefault(id(scope.parent.node), {})[node.name] = node
+        for name, scope in self.pending_model_fns:
+            found = _nearest_def(defs_by_scope, scope, name)
+            if found is not None:
+                self.facts.graph_functions.add(found)
+        for callback, scope in self.pending_callbacks:
+            found = callback if isinstance(callback, ast.Lambda) else _nearest_def(defs_by_scope, scope, callback.id)
+            body = self.facts.function_scopes.get(found) if found is not None else None
+            if body is not None:
+                body.eager_callback = True
         for tf_function, scope in self.pending_call_functions:
             target = tf_function.target
             node: ast.AST | None = None
@@ -388,6 +432,16 @@ class _Walker:
                 body_scope = self.facts.function_scopes.get(node)
                 if body_scope is not None and body_scope.tf_function is None:
                     body_scope.tf_function = tf_function
+
+
+def _nearest_def(defs_by_scope: dict[int, dict[str, ast.AST]], scope: Scope | None, name: str) -> ast.AST | None:
+    """The def of `name` seen from `scope`: in it, or in the scopes around it."""
+    while scope is not None:
+        found = defs_by_scope.get(id(scope.node), {}).get(name)
+        if found is not None:
+            return found
+        scope = scope.parent
+    return None
 
 
 def _keyword(call: ast.Call, name: str, position: int | None) -> ast.expr | None:

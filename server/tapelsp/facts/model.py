@@ -52,6 +52,9 @@ class Scope:
     # Calls like `tape.gradient(...)`: (receiver, method) -> calls, in order.
     method_calls: dict[tuple[str, str], list["CallSite"]] = field(default_factory=dict)
     globals: set[str] = field(default_factory=set)
+    # A def or lambda given to tf.numpy_function / tf.py_function: TensorFlow calls it as
+    # Python on every run of the op, so its body is not traced with the function around it.
+    eager_callback: bool = False
 
     @property
     def function(self) -> "Scope | None":
@@ -68,6 +71,8 @@ class Scope:
         while scope is not None and scope.kind in ("function", "lambda"):
             if scope.tf_function is not None:
                 return scope.tf_function
+            if scope.eager_callback:
+                return None
             scope = scope.parent
         return None
 
@@ -139,6 +144,10 @@ class Binding:
     scope: Scope
 
 
+# Mode markers that make a whole file TF1 graph code (see Facts.graph_mode).
+GRAPH_MODE_KINDS = ("disable_eager_execution", "disable_v2_behavior", "session", "placeholder", "compat_v1_import")
+
+
 @dataclass(eq=False)
 class ModeMarker:
     kind: str  # "disable_eager_execution", "disable_v2_behavior", "disable_control_flow_v2",
@@ -164,6 +173,11 @@ class Facts:
     # Every def and lambda with its scope (the scope of its body).
     function_scopes: dict[ast.AST, Scope] = field(default_factory=dict)
     modes: list[ModeMarker] = field(default_factory=list)
+    # TF1 graph code that is local: `with tf.Graph().as_default():` blocks (and `g.as_default()`
+    # of a name bound to tf.Graph()), and the functions an Estimator calls to build its graph
+    # (passed as `model_fn=`, or returning an EstimatorSpec).
+    graph_blocks: list[ast.With | ast.AsyncWith] = field(default_factory=list)
+    graph_functions: set[ast.AST] = field(default_factory=set)
     # Names a 1-based line for messages; notebooks name the cell too.
     line_label: Callable[[int], str] = field(default=lambda line: f"line {line}")
 
@@ -185,6 +199,25 @@ class Facts:
 
     def has_mode(self, *kinds: str) -> bool:
         return any(marker.kind in kinds for marker in self.modes)
+
+    def graph_mode(self, node: ast.AST | None = None, scope: Scope | None = None) -> bool:
+        """Is the code at `node` (in `scope`) TF1 graph code: ops build a graph that a Session runs?
+
+        The whole file is when it disables eager execution or v2 behaviour, uses placeholders or
+        a Session, or imports `tensorflow.compat.v1`; a part of it is inside a
+        `with tf.Graph().as_default():` block or in an Estimator's model_fn."""
+        if self.has_mode(*GRAPH_MODE_KINDS) or self.imports.v1_imported:
+            return True
+        if node is not None and self.graph_blocks:
+            where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+            for block in self.graph_blocks:
+                if (block.lineno, block.col_offset) <= where <= (block.end_lineno or 0, block.end_col_offset or 0):
+                    return True
+        while scope is not None and self.graph_functions:
+            if scope.node in self.graph_functions:
+                return True
+            scope = scope.parent
+        return False
 
     def release(self) -> None:
         """Break the reference cycles of facts that will not be read again, so that they and

@@ -12,7 +12,6 @@ from ..base import Context, Proof, Rule, invalid, valid
 NO_GRADIENTS = "No gradients provided for any variable"
 TAPE_REQUIRED = "`tape` is required when a `Tensor` loss is passed."
 V1_EAGER = "`loss` passed to Optimizer.compute_gradients should be a function when eager execution is enabled."
-_GRAPH_MODES = ("disable_eager_execution", "disable_v2_behavior")
 
 
 class MinimizeConstantLoss(Rule):
@@ -31,8 +30,12 @@ class MinimizeConstantLoss(Rule):
     passed.`` (tf_keras), or, for `tf.compat.v1.train` optimizers in eager mode,
     ``RuntimeError: `loss` passed to Optimizer.compute_gradients should be a function when
     eager execution is enabled.`` Keras 3 optimizers (`tf.keras` from TensorFlow 2.16,
-    `keras` 3) have no `minimize` at all: `AttributeError`. In TF1 graph mode a tensor
-    loss is the intended use and stays silent.
+    `keras` 3) have no `minimize` at all: `AttributeError`.
+
+    Not reported in TF1 graph code, where a tensor loss is the intended use: a file that
+    disables eager execution or v2 behaviour, uses placeholders or a Session, or imports
+    `tensorflow.compat.v1`; code in a `with tf.Graph().as_default():` block; an Estimator's
+    model_fn (given as `model_fn=`, or returning an EstimatorSpec).
 
     ## Example
     ```python
@@ -149,15 +152,60 @@ class MinimizeConstantLoss(Rule):
                 value = session.run(w)
         """, "TF1 graph mode: a tensor loss is how minimize is used",
             proof=Proof(check="assert abs(value - 1.6) < 1e-6", isolated=True)),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            with tf.Graph().as_default():
+                x = tf.compat.v1.placeholder(tf.float32, [None, 1])
+                w = tf.compat.v1.get_variable("w", initializer=[[2.0]])
+                loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
+                train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+                with tf.compat.v1.Session() as session:
+                    session.run(tf.compat.v1.global_variables_initializer())
+                    session.run(train_op, {x: np.ones((4, 1), np.float32)})
+                    value = session.run(w)[0, 0]
+        """, "TF1 code in `with tf.Graph().as_default():` with a placeholder and a Session, eager left on",
+            proof=Proof(check="assert abs(value - 1.6) < 1e-6, value")),
+        valid("""
+            import tensorflow as tf
+
+            graph = tf.Graph()
+            with graph.as_default():
+                w = tf.compat.v1.get_variable("w", initializer=2.0)
+                loss = tf.square(w)
+                train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+            ops = [op.type for op in graph.get_operations()]
+        """, "a graph bound to a name and made the default: minimize builds the update op",
+            proof=Proof(check="assert 'ResourceApplyGradientDescent' in ops, ops")),
+        valid("""
+            import tensorflow as tf
+
+            def model_fn(features):
+                w = tf.compat.v1.get_variable("w", initializer=2.0)
+                loss = tf.square(w * features)
+                return tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+
+            def build(model_fn):
+                graph = tf.Graph()
+                with graph.as_default():
+                    model_fn(tf.constant(1.0))
+                return graph
+
+            ops = [op.type for op in build(model_fn=model_fn).get_operations()]
+        """, "a model_fn given as `model_fn=` (an Estimator's, built in its graph; tf.estimator is gone "
+             "from TensorFlow 2.16 on)",
+            proof=Proof(check="assert 'ResourceApplyGradientDescent' in ops, ops")),
     )
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         values = values_for(ctx)
-        graph = facts.has_mode(*_GRAPH_MODES)
         for site in facts.calls:
             if site.method != "minimize" or not isinstance(site.node.func, ast.Attribute):
                 continue
+            if facts.graph_mode(site.node, site.scope):
+                continue  # TF1 graph code: minimize differentiates the graph, a tensor loss is the API
             if site.qualname is not None and not site.qualname.startswith(("keras.", "tensorflow.train.")):
                 continue  # scipy.optimize.minimize, tfp.math.minimize...
             call = site.node
@@ -173,7 +221,7 @@ class MinimizeConstantLoss(Rule):
                 if names is None:
                     continue
                 self._constant_closure(ctx, site, loss, names, family)
-            elif values.value(loss, site.scope).is_(TENSOR) and not graph \
+            elif values.value(loss, site.scope).is_(TENSOR) \
                     and site.scope.traced_by is None and not any(k.arg == "tape" for k in call.keywords) \
                     and len(call.args) < 3:
                 self._tensor_loss(ctx, site, loss, family)
