@@ -95,6 +95,7 @@ EVERY_RULE = src("""
         step(tf.constant(1.0), i)
         tf.function(lambda t: t)(tf.constant(1.0))
     scale = 2.0
+    step(tf.constant(1.0), 0)
 """)
 
 
@@ -154,7 +155,7 @@ PRINT_AND_APPEND = src("""
 
     @tf.function
     def step(x):
-        print("tracing", x)
+        print("step", x)
         log.append(x)
         return x
 """)

@@ -33,6 +33,12 @@ class PythonSideEffect(Rule):
     (`self.calls += 1` on a Python int), and file writes (`open(path, "w")`).
     `print` is reported as information, the others as warnings.
 
+    Not reported: trace-time code written as such. A `print` whose text says it marks
+    tracing (`print("Tracing with", x)`), a counter named for traces (`num_traces += 1`),
+    code under `with tf.init_scope():` (lifted out of the graph on purpose, once per
+    trace), and a container filled once behind a guard that it is still empty
+    (`if not cache: cache.append(tf.Variable(0.0))`, `if slot[0] is None: slot[0] = ...`).
+
     ## Why is this bad?
     TensorFlow runs the Python body of a tf.function only while it traces it into a
     graph: on the first call, and again only when it retraces. Later calls run the graph,
@@ -290,6 +296,59 @@ class PythonSideEffect(Rule):
                 history.append(loss)
         """, "print and list appends outside the tf.function",
             proof=Proof(check="assert len(history) == 3")),
+        valid("""
+            import tensorflow as tf
+
+            num_traces = 0
+
+            @tf.function
+            def double(x):
+                global num_traces
+                num_traces += 1
+                print("Tracing with", x)
+                return x + x
+
+            for value in (1.0, 2.0, 3.0):
+                double(tf.constant(value))
+            double(tf.constant([1.0, 2.0]))
+        """, "a print that marks tracing and a counter of traces: once per trace is what they are for",
+            proof=Proof(check="assert num_traces == 2, num_traces")),
+        valid("""
+            import tensorflow as tf
+
+            class Model(tf.Module):
+                def __init__(self):
+                    self.v = tf.Variable(0)
+                    self.counter = 0
+
+                @tf.function
+                def __call__(self):
+                    if self.counter == 0:
+                        with tf.init_scope():
+                            self.counter += 1
+                            self.v.assign_add(1)
+                    return self.v
+
+            m = Model()
+            values = [int(m().numpy()) for _ in range(3)]
+        """, "a one-time block lifted out of the graph with tf.init_scope()",
+            proof=Proof(check="assert values == [1, 1, 1], values")),
+        valid("""
+            import tensorflow as tf
+
+            slot = []
+
+            @tf.function
+            def step(x):
+                if not slot:
+                    slot.append(tf.Variable(0.0))
+                slot[0].assign_add(x)
+                return slot[0].read_value()
+
+            for _ in range(3):
+                total = step(tf.constant(1.0))
+        """, "a container filled once behind a guard that it is empty (a lazily created variable)",
+            proof=Proof(check="assert float(total) == 3.0 and len(slot) == 1")),
     )
 
     def check(self, ctx: Context) -> None:
@@ -297,7 +356,7 @@ class PythonSideEffect(Rule):
         for scope in traced_scopes(ctx.facts):
             for node in state.own(scope.node, _SIDE_EFFECT_NODES):
                 found = _side_effect(node, scope, state, ctx)
-                if found is None:
+                if found is None or _deliberate(node, found[2], scope, ctx):
                     continue
                 where, message, kind, related = found
                 traced = scope.traced_by
@@ -419,6 +478,110 @@ def _side_effect(node: ast.AST, scope: Scope, state: FileState, ctx: Context):
                         "{fn}, so it counts traces, not calls. Keep it in a `tf.Variable` and use "
                         "`.assign_add(...)`.", "state", (defined, f"`{label}` starts as a Python number here"))
     return None
+
+
+def _deliberate(node: ast.AST, kind: str, scope: Scope, ctx: Context) -> bool:
+    """Trace-time code written as such: a print that says it marks tracing, a counter of
+    traces, a block under `tf.init_scope()` (lifted out of the graph on purpose, run once per
+    trace), a container filled once behind a guard that it is still empty."""
+    if kind == "print":
+        return _marks_tracing(node)
+    if _counts_traces(node):
+        return True
+    enclosing = _enclosing(node, scope)
+    for outer in enclosing:
+        if isinstance(outer, ast.With) and any(
+                isinstance(item.context_expr, ast.Call)
+                and ctx.facts.imports.resolve(item.context_expr.func) == "tensorflow.init_scope"
+                for item in outer.items):
+            return True
+    if kind == "state":
+        filled = _filled_container(node)
+        if filled is not None and any(isinstance(outer, ast.If) and _inside_body(node, outer)
+                                      and _tests_unset(outer.test, filled) for outer in enclosing):
+            return True
+    return False
+
+
+def _marks_tracing(call: ast.AST) -> bool:
+    """`print("Tracing with", x)`, `print("<<TRACING>>")`: the text says it runs when tracing."""
+    if not isinstance(call, ast.Call):
+        return False
+    for argument in call.args:
+        parts = argument.values if isinstance(argument, ast.JoinedStr) else \
+            [argument.left] if isinstance(argument, ast.BinOp) else [argument]
+        for part in parts:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str) and "trac" in part.value.lower():
+                return True
+    return False
+
+
+def _counts_traces(node: ast.AST) -> bool:
+    """`num_traces += 1`, `self.trace_count += 1`, `counts["traces"] += 1`: a counter named for traces."""
+    if not isinstance(node, ast.AugAssign):
+        return False
+    target = node.target
+    label = ast.unparse(target).lower()
+    return "trac" in label
+
+
+def _enclosing(node: ast.AST, scope: Scope) -> list[ast.AST]:
+    """The statements of the traced body that contain `node`, outermost first."""
+    found: list[ast.AST] = []
+    body = getattr(scope.node, "body", None)
+    stack = list(body) if isinstance(body, list) else []
+    while stack:
+        stmt = stack.pop()
+        if stmt is node or not _contains(stmt, node) or isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                          ast.ClassDef)):
+            continue
+        found.append(stmt)
+        stack = [child for name in ("body", "orelse", "finalbody", "handlers")
+                 for child in getattr(stmt, name, None) or []]
+    return found
+
+
+def _contains(outer: ast.AST, node: ast.AST) -> bool:
+    start = (outer.lineno, outer.col_offset)
+    end = (getattr(outer, "end_lineno", 0) or 0, getattr(outer, "end_col_offset", 0) or 0)
+    return start <= (node.lineno, node.col_offset) and \
+        (getattr(node, "end_lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0) <= end
+
+
+def _inside_body(node: ast.AST, branch: ast.If) -> bool:
+    return any(_contains(stmt, node) for stmt in branch.body)
+
+
+def _filled_container(node: ast.AST) -> str | None:
+    """The container (as text) that `x.append(...)`, `x[k] = ...`, `x[0] = ...` fills."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return ast.unparse(node.func.value)
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+        return ast.unparse(node.targets[0].value)
+    return None
+
+
+def _tests_unset(test: ast.expr, container: str) -> bool:
+    """`not x`, `not x[0]`, `x is None`, `x[0] is None`, `len(x) == 0`, `key not in x`."""
+    if isinstance(test, ast.BoolOp):
+        return any(_tests_unset(v, container) for v in test.values)
+
+    def names(expr: ast.expr) -> bool:
+        text = ast.unparse(expr)
+        return text == container or text.startswith(container + "[")
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return names(test.operand)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op, right = test.ops[0], test.comparators[0]
+        if isinstance(op, ast.Is) and isinstance(right, ast.Constant) and right.value is None:
+            return names(test.left)
+        if isinstance(op, ast.NotIn):
+            return ast.unparse(right) == container
+        if isinstance(op, ast.Eq) and isinstance(right, ast.Constant) and right.value == 0 \
+                and isinstance(test.left, ast.Call) and isinstance(test.left.func, ast.Name) \
+                and test.left.func.id == "len" and test.left.args:
+            return names(test.left.args[0])
+    return False
 
 
 def _writes(call: ast.Call) -> bool:

@@ -43,6 +43,14 @@ _SUGGESTIONS = {
 }
 
 
+def _seeded(site: CallSite, ctx: Context) -> bool:
+    """The traced function seeds NumPy's or Python's generator itself (`np.random.seed(10)`):
+    the same values on every trace are what it asks for."""
+    scope = site.scope.function
+    return scope is not None and any(seed.scope.function is scope
+                                     for seed in ctx.facts.calls_to("numpy.random.seed", "random.seed"))
+
+
 class PythonRandomness(Rule):
     """
     ## What it does
@@ -56,6 +64,10 @@ class PythonRandomness(Rule):
     constant: every later call uses the same "random" value (the same minibatch indices,
     the same exploration decision, the same dropout mask), and the clock always shows the
     time of the trace. TensorFlow says nothing.
+
+    Not reported: randomness in a function given to `tf.numpy_function` or
+    `tf.py_function` (TensorFlow calls it as Python on every run), and in a body that
+    seeds the generator itself (`np.random.seed(10)`: fixed values on purpose).
 
     ## Example
     ```python
@@ -248,6 +260,39 @@ class PythonRandomness(Rule):
             b = dropout(tf.ones([64]))
         """, "a NumPy value used only as an op seed: the op still draws on every call",
             proof=Proof(check="assert not bool(tf.reduce_all(a == b))")),
+        valid("""
+            import random
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def rotate(volume):
+                def scipy_rotate(volume):
+                    angle = random.choice([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0])
+                    return (volume * angle).astype(np.float32)
+                return tf.numpy_function(scipy_rotate, [volume], tf.float32)
+
+            @tf.function
+            def jitter(x):
+                return tf.py_function(lambda v: v * np.random.random(), [x], tf.float32)
+
+            angles = {float(rotate(np.float32(1.0))) for _ in range(20)}
+            noise = {float(jitter(tf.constant(1.0))) for _ in range(5)}
+        """, "randomness inside a tf.numpy_function / tf.py_function callback: it runs as Python on every call",
+            proof=Proof(check="assert len(angles) > 1 and len(noise) > 1, (angles, noise)")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function(autograph=False)
+            def estimate():
+                np.random.seed(10)
+                samples = np.random.random(size=(3,))
+                return tf.reduce_sum(tf.constant(samples))
+
+            first, second = float(estimate()), float(estimate())
+        """, "seeded in the body: the author fixes the values on purpose",
+            proof=Proof(check="assert first == second")),
     )
 
     def check(self, ctx: Context) -> None:
@@ -257,7 +302,7 @@ class PythonRandomness(Rule):
             if traced is None:
                 continue
             found = _frozen(site, state, ctx)
-            if found is None or _is_seed_argument(site.node, site.scope.node):
+            if found is None or _is_seed_argument(site.node, site.scope.node) or _seeded(site, ctx):
                 continue
             what, instead = found
             label = function_label(traced)
