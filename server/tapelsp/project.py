@@ -16,6 +16,8 @@ skipped, and parsing stops for good once a time budget is spent: then every answ
 from __future__ import annotations
 
 import ast
+import contextlib
+import contextvars
 import os
 import threading
 import time
@@ -23,6 +25,28 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from .facts.names import ImportTable, dotted as _dotted
+
+# The other files one check reads, for caches that must know what a result depends on
+# (cli/cache.py): (path, size, mtime_ns) of each, collected while `tracking_reads()` is open.
+_reads: contextvars.ContextVar[dict[str, tuple[int, int]] | None] = contextvars.ContextVar("tapelsp_reads",
+                                                                                           default=None)
+
+
+@contextlib.contextmanager
+def tracking_reads():
+    """Collect the files of the project that the checks inside the block read."""
+    found: dict[str, tuple[int, int]] = {}
+    token = _reads.set(found)
+    try:
+        yield found
+    finally:
+        _reads.reset(token)
+
+
+def note_read(path: str, stat: os.stat_result) -> None:
+    found = _reads.get()
+    if found is not None:
+        found[path] = (stat.st_size, stat.st_mtime_ns)
 
 TF_FUNCTION = "tensorflow.function"
 # Seconds a "which file is module X" answer is reused (files appear while an editor is open).
@@ -100,6 +124,12 @@ class Project:
         root = state.pop("root")
         self.__init__(root, **state)  # type: ignore[misc]
 
+    def begin_check(self) -> None:
+        """A new file is checked: it gets the whole parsing budget, whatever came before (so
+        a file's findings do not depend on which files a process checked first)."""
+        with self._lock:
+            self._spent = 0.0
+
     # --- finding files -----------------------------------------------------------
 
     def _search_dirs(self, importer: str | None) -> list[str]:
@@ -160,6 +190,7 @@ class Project:
         except OSError:
             return None
         key = (stat.st_mtime_ns, stat.st_size)
+        note_read(path, stat)
         with self._lock:
             cached = self._cache.get(path)
             if cached is not None and cached[:2] == key:

@@ -3,6 +3,7 @@ unchanged files; a change of content, settings or tapelsp code is a miss."""
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import subprocess
@@ -235,3 +236,52 @@ def test_a_run_answered_from_the_cache_never_loads_the_engine(tree):
     # in between, which starts a new cache: other work edits this checkout too.)
     warm = [loaded_modules() for _ in range(2)]
     assert [] in warm, warm[-1]
+
+
+LOSSES_WITH_NUMPY = """\
+import numpy as np
+import tensorflow as tf
+
+
+def soft_loss(y_true, y_pred):
+    p = y_pred.numpy()
+    return tf.constant(float(np.mean((p - y_true) ** 2)))
+"""
+LOSSES_IN_TENSORFLOW = """\
+import tensorflow as tf
+
+
+def soft_loss(y_true, y_pred):
+    return tf.reduce_mean((y_pred - y_true) ** 2)
+"""
+TRAIN_WITH_IMPORTED_LOSS = """\
+import tensorflow as tf
+
+from losses import soft_loss
+
+model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+x = tf.ones((4, 2))
+with tf.GradientTape() as tape:
+    loss = soft_loss(tf.zeros((4, 1)), model(x))
+grads = tape.gradient(loss, model.trainable_variables)
+"""
+
+
+def test_a_finding_that_reads_another_module_is_checked_again_when_that_module_changes(tmp_path, checks):
+    """train.py's TAPE007 comes from losses.py: the cached result holds only while losses.py
+    is unchanged (train.py's own bytes are the same)."""
+    write_tree(tmp_path, {"losses.py": LOSSES_WITH_NUMPY, "train.py": TRAIN_WITH_IMPORTED_LOSS})
+    args = ["--check", "train.py", "--output-format", "json", "--select", "TAPE007"]
+    first = run_in_process(args, cwd=tmp_path)
+    found = json.loads(first.out)
+    assert [f["code"] for f in found] == ["TAPE007"]
+    assert "losses.py line 6" in found[0]["message"]
+    checks.clear()
+    again = run_in_process(args, cwd=tmp_path)
+    assert checks == [] and again == first
+    losses = tmp_path / "losses.py"
+    losses.write_text(LOSSES_IN_TENSORFLOW)
+    os.utime(losses, ns=(losses.stat().st_atime_ns, losses.stat().st_mtime_ns + 10_000_000))
+    fixed = run_in_process(args, cwd=tmp_path)
+    assert checks == ["train.py"]
+    assert json.loads(fixed.out) == [] and fixed.code == 0

@@ -6,7 +6,7 @@ that file, built from its own facts (parsed with the stdlib `ast`, never importe
 kept while the file is unchanged (by path, modification time and size).
 
 Limits keep a check quick whatever the project holds: files above `MAX_BYTES` are not
-read, one check reads at most `MAX_READS` other files (cache hits are free), and at most
+read, one check reaches at most `MAX_READS` other files (cached or not), and at most
 `MAX_MODELS` models are kept. Anything beyond them is unknown, and rules stay silent.
 """
 
@@ -37,10 +37,19 @@ _lock = threading.Lock()
 
 
 class Reads:
-    """How many files one check has read so far (shared by the models it reaches)."""
+    """The other files one check has reached so far (shared by the models it reaches). Cached
+    models count as well: what one check finds must not depend on what was checked before."""
 
     def __init__(self) -> None:
-        self.count = 0
+        self.paths: set[str] = set()
+
+    def admit(self, path: str) -> bool:
+        if path in self.paths:
+            return True
+        if len(self.paths) >= MAX_READS:
+            return False
+        self.paths.add(path)
+        return True
 
 
 def module_path(project: Any, importer: str | None, module: str, level: int) -> str | None:
@@ -63,14 +72,16 @@ def model_for(path: str, project: Any, targets: Any, reads: Reads):
     except OSError:
         return None
     key = (stat.st_mtime_ns, stat.st_size)
+    if stat.st_size > MAX_BYTES or not reads.admit(path):
+        return None
+    from ..project import note_read
+
+    note_read(path, stat)
     with _lock:
         cached = _models.get(path)
         if cached is not None and cached[0] == key and (cached[1] is None or cached[1].targets == targets):
             _models.move_to_end(path)
             return cached[1]
-    if stat.st_size > MAX_BYTES or reads.count >= MAX_READS:
-        return None
-    reads.count += 1
     model = None
     try:
         with open(path, "rb") as handle:

@@ -112,9 +112,11 @@ class Root:
 @dataclass(eq=False)
 class Cut:
     kind: str
-    node: ast.AST          # the root-cause expression
+    node: ast.AST          # the root-cause expression (in another module: the call that reaches it)
     what: str              # how messages name it: "`.numpy()`", "`np.square`"
     value: ast.AST | None  # the differentiable input that is cut
+    # Where the cut really is when that is in another module of the project ("losses.py line 7").
+    remote: str | None = None
 
 
 @dataclass(eq=False)
@@ -1006,24 +1008,68 @@ class Evaluator:
         params = _bind_params(definition, node, lambda e: self.value(e, at), bound_self)
         if params is None:
             return None
-        sub = Evaluator(facts, flow_of(facts, scope), self.tape, root or self.root, self.mode,
+        if root is None:
+            root = self._root_in(definition, node, bound_self)
+        sub = Evaluator(facts, flow_of(facts, scope), self.tape, root, self.mode,
                         all_recorded=self.mode == "recorded" and (self.all_recorded or self._recorded(node)),
                         params=params, depth=self.depth + 1,
                         active_functions=self.active_functions | {definition},
                         distinct=self.distinct, resolve_function=self.resolve_function, values=self.values,
                         home=home)
         result = DEAD
+        elsewhere = home is not self.home and home is not None
         for ret in _returns(definition):
             if ret.value is None:
                 continue
             result = max(result, sub.target(ret.value, ret, True))
             self.maybe_cuts += sub.maybe_cuts
             for key, found in sub.cuts.items():
-                self.cuts.setdefault(key, found)
+                self.cuts.setdefault(key, self._here(found, node, home) if elsewhere else found)
             for key, found in sub.lost_terms.items():
-                self.lost_terms.setdefault(key, found)
-            self.calls_seen.extend(sub.calls_seen)
+                self.lost_terms.setdefault(key, self._here(found, node, home) if elsewhere else found)
+            if not elsewhere:
+                self.calls_seen.extend(sub.calls_seen)
         return result
+
+    def _here(self, found: Cut, call: ast.Call, home: Any) -> Cut:
+        """A cut inside a function of another module, as this file reports it: on the call that
+        runs that function, naming where the cut is."""
+        if found.remote is not None:
+            return Cut(found.kind, call, found.what, None, found.remote)
+        from .modules import label
+
+        where = f"{label(home.path)} line {getattr(found.node, 'lineno', '?')}" if home.path else "another module"
+        return Cut(found.kind, call, f"{found.what} (in {where}, run by this call)", None, where)
+
+    def _root_in(self, definition: ast.FunctionDef, node: ast.Call, bound_self: bool | None) -> Root:
+        """The root as the called function sees it: the parameter it is passed as (`f(model)` ->
+        `net` in `def f(net)`, `f(self.actor)` -> `actor`), its own name when it is a global
+        the function can read, else nothing the function can name (its arguments' statuses
+        still carry it)."""
+        root = self.root
+        positional = [a.arg for a in (*definition.args.posonlyargs, *definition.args.args)]
+        if (isinstance(node.func, ast.Attribute) if bound_self is None else bound_self) and positional \
+                and positional[0] in ("self", "cls"):
+            positional = positional[1:]
+        passed: list[tuple[str, ast.expr]] = list(zip(positional, node.args))
+        passed += [(k.arg, k.value) for k in node.keywords if k.arg is not None]
+        for param, arg in passed:
+            if isinstance(arg, ast.Starred):
+                break
+            name = dotted(arg)
+            if name is None:
+                continue
+            if root.name == name:
+                return Root(param, root.owner, root.node)
+            if root.name.startswith(name + "."):
+                return Root(param + root.name[len(name):], root.owner, root.node)
+        head = root.name.split(".")[0]
+        if head == "self" and isinstance(node.func, ast.Attribute) and dotted(node.func.value) == "self":
+            return root  # `self.loss(...)`: the same instance on both sides
+        if head == "self" or (self.flow.scope.kind != "module" and (
+                self.flow.definitions(head) or head in self.params)):
+            return Root("\0unreachable", root.owner, root.node)
+        return root
 
     def _recorded(self, node: ast.AST) -> bool:
         site = _index(self.facts).sites.get(id(node))

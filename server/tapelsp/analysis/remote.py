@@ -88,6 +88,9 @@ def _remote_view(path: str) -> ModuleView | None:
     except OSError:
         return None
     key = (stat.st_mtime_ns, stat.st_size)
+    from ..project import note_read
+
+    note_read(path, stat)
     with _LOCK:
         cached = _REMOTE.get(path)
         if cached is not None and cached[:2] == key:

@@ -8,9 +8,10 @@ modification dates, and a file edited and edited back hits again.
 
 "The tapelsp code" is the version *and* a fingerprint of the installed package files
 (name, size, modification time), so a development checkout never reads results a
-different rule implementation produced. The command line checks each file on its own
-(no cross-module `Project`): if it ever passes one, results would depend on other files
-too and this key would not be enough.
+different rule implementation produced. A file's findings may also depend on the other
+modules of its project that the check read (a function imported from `models.py`): each
+entry keeps those files' paths, sizes and modification times, and is found again only
+while they are unchanged.
 
 Storage: one pickle per code fingerprint, `results-<fingerprint>.pickle`, holding every
 entry with the number of the run that last used it; it is written once per run (to a
@@ -136,12 +137,15 @@ class ResultCache:
         found = self.entries.get(entry_key)
         if found is None or not isinstance(found, tuple) or not isinstance(found[1], FileResult):
             return None
-        self.entries[entry_key] = (self.run, found[1])
+        depends = found[2] if len(found) > 2 else ()
+        if not _unchanged(depends):
+            return None
+        self.entries[entry_key] = (self.run, found[1], depends)
         self.hits += 1
         return found[1]
 
-    def put(self, entry_key: str, result: FileResult) -> None:
-        self.entries[entry_key] = (self.run, FileResult(None, result.violations, result.error))
+    def put(self, entry_key: str, result: FileResult, depends: tuple = ()) -> None:
+        self.entries[entry_key] = (self.run, FileResult(None, result.violations, result.error), tuple(depends))
         self.added += 1
 
     def save(self) -> None:
@@ -190,6 +194,21 @@ class ResultCache:
         for rank, (modified, path) in enumerate(others):
             if rank >= KEEP_OTHER_BUILDS or now - modified > STALE_SECONDS:
                 _remove(path)
+
+
+def _unchanged(depends) -> bool:
+    """Are the other files a result was computed from as they were (size and mtime)?"""
+    try:
+        for path, size, mtime in depends:
+            try:
+                stat = os.stat(path)
+            except OSError:
+                return False
+            if stat.st_size != size or stat.st_mtime_ns != mtime:
+                return False
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _remove(path: str) -> None:

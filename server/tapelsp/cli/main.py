@@ -136,7 +136,8 @@ def _check_paths(options: Options, resolver: Resolver) -> list[FileResult]:
         targets = resolver.targets_for(settings)
         job_salt = cache_salt(path, settings, targets, _wants_fixes(options)) if cache else None
         jobs.append(Job(path, resolver.display(path), settings, targets, fixes=_wants_fixes(options),
-                        cache_salt=f"{cache.code}\n{job_salt}" if cache and job_salt is not None else None))
+                        cache_salt=f"{cache.code}\n{job_salt}" if cache and job_salt is not None else None,
+                        project_root=resolver.project_root(path)))
     bar = Progress(len(jobs), sys.stderr) if progress_wanted(sys.stderr, options.output_format,
                                                              options.quiet) else None
     try:
@@ -170,7 +171,7 @@ def _check_jobs(jobs: list[Job], options: Options, cache: ResultCache | None,
     for index, outcome in zip(missing, checked):
         found[index] = outcome.result
         if cache is not None and outcome.key is not None:
-            cache.put(outcome.key, outcome.result)
+            cache.put(outcome.key, outcome.result, outcome.depends)
     return [result for result in found if result is not None]
 
 

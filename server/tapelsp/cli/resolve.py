@@ -55,6 +55,18 @@ class Resolver:
     def config_for_file(self, path: str) -> ProjectConfig | None:
         return self.config_for_directory(os.path.dirname(self.absolute(path)))
 
+    def project_root(self, path: str) -> str:
+        """The root of the project `path` belongs to, for reading its other modules: the
+        directory of the configuration that applies to it, else this run's working directory
+        when the file is under it, else the file's own directory."""
+        full = self.absolute(path)
+        config = self.config_for_file(full)
+        if config is not None:
+            return config.root
+        if full.startswith(self.cwd.rstrip("/") + "/"):
+            return self.cwd
+        return os.path.dirname(full)
+
     # -- exclusion ----------------------------------------------------------------
     def _exclusions(self, config: ProjectConfig | None) -> list[GlobSet]:
         sets = []

@@ -7,11 +7,12 @@ workers, so `-j1` and `-jN` print the same thing.
 from __future__ import annotations
 
 import gc
+import os
 from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 from ..files import UnreadableFile, _unreadable, check_bytes, read_bytes
 from ..model import FileResult
@@ -40,6 +41,9 @@ class Job:
     # With the results cache on: the code fingerprint and everything but the bytes that
     # decides the findings (cli/cache.py); the worker keys its result with it.
     cache_salt: str | None = None
+    # The root of the user's project the file belongs to: rules may read its other modules
+    # (tapelsp.project.Project); None checks the file on its own.
+    project_root: str | None = None
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,25 @@ class Checked:
     result: FileResult
     # The cache key of the bytes that were checked; None when the result must not be cached.
     key: str | None = None
+    # The other files of the project the check read: (path, size, mtime_ns) each. A cached
+    # result holds only while they are unchanged.
+    depends: tuple[tuple[str, int, int], ...] = ()
+
+
+_projects: dict[str, Any] = {}
+
+
+def project_for(root: str | None) -> Any:
+    """One Project per root and process, so its summaries serve every file checked here."""
+    if root is None:
+        return None
+    found = _projects.get(root)
+    if found is None:
+        from ..project import Project
+
+        found = _projects[root] = Project(root)
+    found.begin_check()
+    return found
 
 
 def check_job(job: Job) -> FileResult:
@@ -58,12 +81,18 @@ def check_keyed(job: Job) -> Checked:
         data = read_bytes(job.path)
     except UnreadableFile as error:  # depends on the file system, not on content: never cached
         return Checked(replace(_unreadable(job.path, str(error), job.settings), path=job.display))
-    result = replace(check_bytes(data, job.path, job.settings, job.targets, fixes=job.fixes), path=job.display)
+    from ..project import tracking_reads
+
+    with tracking_reads() as reads:
+        result = replace(check_bytes(data, job.path, job.settings, job.targets, fixes=job.fixes,
+                                     project=project_for(job.project_root)), path=job.display)
     entry_key = None
     if job.cache_salt is not None and not _internal_error(result):  # bytes that do not decode: cached
         code, _, job_salt = job.cache_salt.partition("\n")
         entry_key = cache_mod.key(code, job_salt, data)
-    return Checked(result, entry_key)
+    own = os.path.abspath(job.path)
+    depends = tuple(sorted((path, size, mtime) for path, (size, mtime) in reads.items() if path != own))
+    return Checked(result, entry_key, depends)
 
 
 def _internal_error(result: FileResult) -> bool:

@@ -204,7 +204,8 @@ class ForwardBeforeTape(Rule):
         start = position(entry.node)
         lookup = values_for(ctx)
         for model in models:
-            pre = [d for d in slice_ if d.position < start and not recorded(d, entry) and _calls(d.value, model)]
+            pre = [d for d in slice_ if d.position < start and not recorded(d, entry)
+                   and (_calls(d.value, model) or _runs_through_helper(lookup, call, d, model))]
             if not pre:
                 continue
             if _used_later(ctx, call, slice_, model, start, lookup):
@@ -298,6 +299,20 @@ def _model_refs(call: GradCall, expr: ast.expr, at: ast.AST, depth: int) -> list
         if len(defs) == 1 and defs[0].kind == "assign" and defs[0].value is not None:
             return _model_refs(call, defs[0].value, defs[0].stmt, depth + 1)
     return []
+
+
+def _runs_through_helper(values, call: GradCall, d: Def, model: str) -> bool:
+    """`logits = predict_batch(model, images)`: a function (of this file or of the project) that
+    is given the model and runs it."""
+    value = d.value
+    if not isinstance(value, ast.Call) or not any(dotted(a) == model for a in (*value.args,
+                                                                                 *(k.value for k in value.keywords))):
+        return False
+    from ...analysis.paths import LIVE, Evaluator, Root
+
+    evaluator = Evaluator(values.facts, call.flow, call.entry, Root(model, True, value), "touch", values=values)
+    return evaluator.call_user(value, [*value.args, *(k.value for k in value.keywords)], d.stmt) == LIVE and \
+        not evaluator.maybe_cuts
 
 
 def _calls(value: ast.expr | None, model: str) -> bool:

@@ -266,7 +266,7 @@ class ValueLeavesTensorFlow(Rule):
                 related=[ctx.related(result.use.call, f"this {result.use.method} call misses that term's gradient"
                                       if lost_term(result, found) else
                                       f"this {result.use.method} call gets {result.none_for()}")],
-                fix=_offer(ctx, found),
+                fix=_offer(ctx, found) if found.remote is None else None,
             )
 
 

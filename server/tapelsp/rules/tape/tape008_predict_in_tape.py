@@ -205,7 +205,7 @@ class PredictInTape(Rule):
             ctx.report(node, message,
                        related=[ctx.related(result.use.call, f"this {result.use.method} call gets "
                                                              f"{result.none_for()}")],
-                       fix=_offer(ctx, node))
+                       fix=_offer(ctx, node) if found.remote is None else None)
 
 
 def _offer(ctx: Context, node: ast.AST):

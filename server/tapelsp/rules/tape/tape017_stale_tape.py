@@ -20,6 +20,7 @@ from ...analysis.gradcalls import (
     stop_recording_around,
     tape_item_range_node,
 )
+from ...analysis.values import TAPE, values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 NO_GRADIENTS = "No gradients provided for any variable"
@@ -216,12 +217,50 @@ class StaleTape(Rule):
                 related=[ctx.related(tape_item_range_node(other), f"`{d.name}` is recorded by this tape"),
                          ctx.related(tape_item_range_node(call.entry), f"`{call.name}` opened here")],
             )
+        self._foreign_receivers(ctx)
         summaries = _Summaries(facts)
         for tape in facts.tapes:
             if tape.item is None or not tape.loops or tape.name is None:
                 continue
             for finding in _episode_findings(facts, tape, summaries):
                 self._report_episode(ctx, tape, finding)
+
+    def _foreign_receivers(self, ctx: Context) -> None:
+        """`rollout_tape.gradient(loss, ...)` where `rollout_tape` is a tape made elsewhere (a
+        parameter, an attribute: the value model says it holds a GradientTape) while `loss` is
+        computed inside the block of a tape opened here: the tape asked never recorded it."""
+        facts = ctx.facts
+        values = values_for(ctx)
+        for site in facts.calls:
+            if site.method not in ("gradient", "jacobian", "batch_jacobian") or site.receiver is None:
+                continue
+            scope = site.scope
+            if any(t.name == site.receiver for t in facts.tapes_in(scope)):
+                continue  # a tape of this scope: the check above
+            receiver = site.node.func.value  # type: ignore[attr-defined]
+            if not values.value(receiver, scope).is_(TAPE):
+                continue
+            target = argument(site.node, "target", 0)
+            if not isinstance(target, ast.Name):
+                continue
+            flow = flow_of(facts, scope if scope.kind != "class" else facts.module)
+            defs = flow.reaching(target.id, site.node)
+            if not defs or any(d.kind != "assign" for d in defs):
+                continue
+            others = {id(t): t for d in defs for t in d.tapes if t.name != site.receiver and d.recorded_by(t)}
+            if len(others) != 1 or not all(d.tapes for d in defs):
+                continue
+            other = next(iter(others.values()))
+            d = defs[0]
+            ctx.report(
+                site.node.func,
+                f"`{d.name}` was computed on {ctx.where(d.stmt)} inside the block of the tape `{other.name}` "
+                f"(opened on {ctx.where(other.node)}), but the gradient is asked of `{site.receiver}`, a tape "
+                f"made elsewhere that did not record it: `{site.receiver}.{site.method}` on "
+                f"{ctx.where(site.node)} returns None for every source. Ask `{other.name}`, or compute "
+                f"`{d.name}` inside `{site.receiver}`'s block.",
+                related=[ctx.related(tape_item_range_node(other), f"`{d.name}` is recorded by this tape")],
+            )
 
     def _report_episode(self, ctx: Context, tape: Tape, finding: _Finding) -> None:
         loop = finding.loop
