@@ -611,3 +611,34 @@ def test_tf_use_legacy_keras_makes_tf_keras_keras_2():
     assert values_of(facts).keras_major(tree.body[3].value) == 2
     plain = build(ast.parse("import tensorflow as tf\nopt = tf.keras.optimizers.Adam()\n"), SourceText(""))
     assert values_of(plain).keras_major(plain.tree.body[1].value) == 3
+
+
+def test_a_value_that_feeds_itself_keeps_the_kind_of_its_start():
+    source = """
+        import tensorflow as tf
+
+        class Accumulator(tf.Module):
+            def __init__(self):
+                self.total = tf.zeros([])
+
+            @tf.function
+            def __call__(self, x):
+                self.total = self.total + x
+                return self.total
+
+        acc = Accumulator()
+        out = acc(tf.constant(1.0))
+        epsilon, step, total = 1.0, 0, 0.0
+        for episode in range(8):
+            epsilon = max(0.05, epsilon * 0.9)
+            step += 1
+            seen = total
+            total = total + tf.ones([])
+        e = epsilon
+        s = step
+    """
+    assert kind(value_at(source, 10)) == ("tensor", "float32", "certain")
+    assert kind(value_at(source, 21)) == ("number", "float", "certain")
+    assert kind(value_at(source, 22)) == ("number", "int", "certain")
+    # a Python float that becomes a tensor after the first iteration: neither
+    assert value_at(source, 19).kind == "unknown"

@@ -138,6 +138,15 @@ class Value:
 
 
 UNKNOWN_VALUE = Value()
+# What a computation sees of its own result while it is still running (`x = x + 1` in a loop,
+# `self.total = self.total + t`): nothing yet. Joins ignore it, arithmetic with a number keeps it,
+# and nothing computed over it is kept before the computation it belongs to ends.
+_CYCLE = Value()
+
+
+def _kept(value: Value) -> Value:
+    """What a memo keeps: a cycle (seen inside a computation still running) as unknown."""
+    return UNKNOWN_VALUE if value is _CYCLE else value
 
 
 def _certain(kind: str, **fields) -> Value:
@@ -147,9 +156,10 @@ def _certain(kind: str, **fields) -> Value:
 def join(values: Iterable[Value]) -> Value:
     """One value for several ways of reaching an expression: the common kind (certain when
     every way is certain), a maybe when some ways are unknown or None, else unknown."""
-    found = list(values)
+    given = list(values)
+    found = [v for v in given if v is not _CYCLE]
     if not found:
-        return UNKNOWN_VALUE
+        return _CYCLE if given else UNKNOWN_VALUE
     known = [v for v in found if v.kind != UNKNOWN]
     if not known:
         return UNKNOWN_VALUE
@@ -284,6 +294,7 @@ class ValueModel:
         self._cuts: list[tuple[ast.AST, Scope]] = []
         self._cut_count = 0
         self._resuming = False
+        self._cycles: list[tuple] = []  # the keys whose own computation asked for them (see _CYCLE)
         self._graph_mode = facts.has_mode("disable_eager_execution", "disable_v2_behavior", "session",
                                           "placeholder") or facts.imports.v1_imported
         self._module_defs: dict[str, list[Def]] | None = None
@@ -319,12 +330,12 @@ class ValueModel:
         if found is not None:
             return found
         if key in self._active:
-            return UNKNOWN_VALUE
+            return self._cycle(key)
         if self._depth > _MAX_CALL_DEPTH:
             self._cuts.append((expr, scope))
             self._cut_count += 1
             return UNKNOWN_VALUE
-        cuts = self._cut_count
+        cuts, cycles = self._cut_count, len(self._cycles)
         self._active.add(key)
         self._depth += 1
         try:
@@ -334,11 +345,24 @@ class ValueModel:
         finally:
             self._depth -= 1
             self._active.discard(key)
+        result = self._settle(key, cycles, result)
         if self._cut_count == cuts:
-            self._memo[key] = result
+            self._memo[key] = _kept(result)
         elif self._depth == 0 and not self._resuming:
             result = self._resume(expr, scope)
         return result
+
+    def _cycle(self, key: tuple) -> Value:
+        self._cycles.append(key)
+        return _CYCLE
+
+    def _settle(self, key: tuple, before: int, result: Value) -> Value:
+        """After computing `key`: its own cycles are over, so a result that was only its own
+        cycle is unknown (one that waits for a computation still running stays a cycle)."""
+        pending = [k for k in self._cycles[before:] if k != key]
+        del self._cycles[before:]
+        self._cycles.extend(pending)
+        return UNKNOWN_VALUE if result is _CYCLE and not pending else result
 
     def _resume(self, expr: ast.AST, scope: Scope) -> Value:
         """`expr` was cut at the depth limit: evaluate the cut points first, deepest first, each
@@ -365,23 +389,27 @@ class ValueModel:
         """What the name (or dotted `self.attr`) holds at `at` in `scope`."""
         key = ("name", name, id(scope), id(at))
         if key in self._active:
-            return UNKNOWN_VALUE
+            return self._cycle(key)
         self._active.add(key)
+        cycles = len(self._cycles)
         try:
-            return self._name(name, scope, at)
+            result = self._name(name, scope, at)
         finally:
             self._active.discard(key)
+        return self._settle(key, cycles, result)
 
     def definition(self, d: Def, name: str, scope: Scope) -> Value:
         """The value one definition gives `name`."""
         key = ("def", id(d), name)
         if key in self._active:
-            return UNKNOWN_VALUE
+            return self._cycle(key)
         self._active.add(key)
+        cycles = len(self._cycles)
         try:
-            return self._definition(d, name, scope)
+            result = self._definition(d, name, scope)
         finally:
             self._active.discard(key)
+        return self._settle(key, cycles, result)
 
     # --- expressions ----------------------------------------------------------------------------
 
@@ -479,6 +507,8 @@ class ValueModel:
 
     def _UnaryOp(self, node, scope):
         operand = self.value(node.operand, scope)
+        if operand is _CYCLE:
+            return _CYCLE
         if isinstance(node.op, ast.Not):
             return _certain(NUMBER, dtype="bool", origin=node) if operand.kind not in TF_VALUES | NUMPY_VALUES \
                 else Value(NUMBER, False, dtype="bool", origin=node)
@@ -495,6 +525,10 @@ class ValueModel:
         return self.binary(node.op, self.value(node.left, scope), self.value(node.right, scope), node, scope)
 
     def binary(self, op: ast.operator, left: Value, right: Value, node: ast.AST, scope: Scope) -> Value:
+        if left is _CYCLE or right is _CYCLE:
+            other = right if left is _CYCLE else left
+            if other is _CYCLE or other.kind == NUMBER:
+                return _CYCLE  # `x = x * 0.9`: whatever x is, a number keeps it (dtype aside)
         kinds = {left.kind, right.kind}
         certain = left.certain and right.certain
         if kinds & TF_VALUES:
@@ -1207,15 +1241,16 @@ class ValueModel:
             return self._returns[key]
         guard = ("returns", key)
         if guard in self._active:
-            return UNKNOWN_VALUE
+            return self._cycle(guard)
         self._active.add(guard)
-        cuts = self._cut_count
+        cuts, cycles = self._cut_count, len(self._cycles)
         try:
             result = self._returns_uncached(function)
         finally:
             self._active.discard(guard)
+        result = self._settle(guard, cycles, result)
         if self._cut_count == cuts:
-            self._returns[key] = result
+            self._returns[key] = _kept(result)
         return result
 
     def _returns_uncached(self, function: ast.AST) -> Value:
@@ -1243,15 +1278,16 @@ class ValueModel:
             return self._params[key]
         guard = ("param", key)
         if guard in self._active:
-            return UNKNOWN_VALUE
+            return self._cycle(guard)
         self._active.add(guard)
-        cuts = self._cut_count
+        cuts, cycles = self._cut_count, len(self._cycles)
         try:
             result = self._parameter(function, name)
         finally:
             self._active.discard(guard)
+        result = self._settle(guard, cycles, result)
         if self._cut_count == cuts:
-            self._params[key] = result
+            self._params[key] = _kept(result)
         return result
 
     def _parameter(self, function: ast.AST, name: str) -> Value:
@@ -1429,15 +1465,16 @@ class ValueModel:
             return self._attrs[key]
         guard = ("attr", key)
         if guard in self._active:
-            return UNKNOWN_VALUE
+            return self._cycle(guard)
         self._active.add(guard)
-        cuts = self._cut_count
+        cuts, cycles = self._cut_count, len(self._cycles)
         try:
             result = self._instance_attribute(cls, attr)
         finally:
             self._active.discard(guard)
+        result = self._settle(guard, cycles, result)
         if self._cut_count == cuts:
-            self._attrs[key] = result
+            self._attrs[key] = _kept(result)
         return result
 
     def _instance_attribute(self, cls: ast.ClassDef, attr: str) -> Value:
