@@ -6,8 +6,10 @@ from dataclasses import dataclass
 from ...facts.model import Facts, Scope, TfFunction
 from ...model import Severity
 from ...versions import VersionRange
-from ...analysis.tensors import body_nodes, function_tensors, instances_of
+from ...analysis.tensors import body_nodes
 from ...analysis.traced import function_name, traced_function_nodes, traced_functions
+from ...analysis.values import TENSOR, ValueModel, values_for
+from ...facts.dataflow import flow_of
 from ..base import Context, Proof, Rule, invalid, valid
 
 OUT_OF_SCOPE = ("is out of scope and cannot be used here. Use return values, explicit Python locals or "
@@ -217,16 +219,17 @@ class LeakedTensor(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
+        values = values_for(ctx)
         for tf_function, node in traced_function_nodes(facts):
             traced = traced_functions(facts, tf_function)
             for function in sorted(traced, key=lambda n: (n.lineno, n.col_offset)):
                 scope = facts.function_scopes.get(function)
                 if scope is None or (scope.tf_function is not None and scope.tf_function is not tf_function):
                     continue
-                for leak in _leaks(facts, function, scope):
-                    self._report(ctx, tf_function, node, leak, traced)
+                for leak in _leaks(values, function, scope):
+                    self._report(ctx, values, tf_function, node, leak, traced)
 
-    def _report(self, ctx: Context, tf_function: TfFunction, node: ast.AST, leak: _Leak,
+    def _report(self, ctx: Context, values: ValueModel, tf_function: TfFunction, node: ast.AST, leak: _Leak,
                 traced: set[ast.AST]) -> None:
         facts = ctx.facts
         where = function_name(node)
@@ -238,7 +241,7 @@ class LeakedTensor(Rule):
             ctx.report(leak.node, message, related=related)
             return
         carried = _read_before(facts, leak, traced)
-        outside = _read_outside(facts, leak, traced)
+        outside = _read_outside(values, leak, traced)
         if carried is not None:
             message = (f"`{leak.key}` carries a tensor of the tf.function {where}'s graph across calls: later "
                        "calls reuse the graph without running this line, so the value never updates, and a "
@@ -259,15 +262,13 @@ class LeakedTensor(Rule):
 _LEAK_TYPES = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Call)
 
 
-def _leaks(facts: Facts, function: ast.AST, scope: Scope) -> list[_Leak]:
-    tensors = function_tensors(facts, function)
-    if tensors is None:
-        return []
+def _leaks(values: ValueModel, function: ast.AST, scope: Scope) -> list[_Leak]:
+    facts = values.facts
     found: list[_Leak] = []
     for node in body_nodes(facts, function, _LEAK_TYPES):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if not tensors.is_tensor(node.value):
+            if not values.value(node.value, scope).is_(TENSOR):
                 continue
             for target in targets:
                 if isinstance(target, ast.Name) and target.id in scope.globals:
@@ -278,23 +279,23 @@ def _leaks(facts: Facts, function: ast.AST, scope: Scope) -> list[_Leak]:
                     if not _variable_attribute(facts, key):
                         found.append(_Leak(node, key, "attribute", function))
                 elif isinstance(target, ast.Subscript):
-                    key = _outer_container(target.value, tensors)
+                    key = _outer_container(target.value, facts, scope)
                     if key is not None:
                         found.append(_Leak(node, key, "container", function))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr in _CONTAINER_METHODS and node.args:
-            if not tensors.is_tensor(node.args[-1]):
+            if not values.value(node.args[-1], scope).is_(TENSOR):
                 continue
-            key = _outer_container(node.func.value, tensors)
+            key = _outer_container(node.func.value, facts, scope)
             if key is not None:
                 found.append(_Leak(node, key, "container", function))
     return found
 
 
-def _outer_container(expr: ast.expr, tensors) -> str | None:
+def _outer_container(expr: ast.expr, facts: Facts, scope: Scope) -> str | None:
     """`history` (a name not bound in the function) or `self.items`: a container outliving the call."""
     if isinstance(expr, ast.Name):
-        return None if tensors.local(expr.id) else expr.id
+        return None if flow_of(facts, scope).definitions(expr.id) else expr.id
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls"):
         return f"{expr.value.id}.{expr.attr}"
     return None
@@ -317,8 +318,9 @@ def _read_before(facts: Facts, leak: _Leak, traced: set[ast.AST]) -> ast.AST | N
     return None
 
 
-def _read_outside(facts: Facts, leak: _Leak, traced: set[ast.AST]) -> ast.AST | None:
+def _read_outside(values: ValueModel, leak: _Leak, traced: set[ast.AST]) -> ast.AST | None:
     """A read of the stored value in code that does not run in this trace."""
+    facts = values.facts
     owner = facts.function_scopes[leak.function].enclosing_class
     attr = leak.key.split(".", 1)[1] if "." in leak.key else None
     for scope in facts.scopes:
@@ -335,7 +337,9 @@ def _read_outside(facts: Facts, leak: _Leak, traced: set[ast.AST]) -> ast.AST | 
                     if scope.enclosing_class is not owner or function is None \
                             or _is_init(function.node):
                         continue
-                elif _inside_class(scope, owner) or owner is None or base not in instances_of(facts, owner.name):
+                elif _inside_class(scope, owner) or owner is None or not any(
+                        isinstance(load, ast.Attribute) and values.value(load.value, scope).user_class is owner
+                        for load in loads):
                     continue  # another object's attribute of the same name
                 return loads[0]
         else:
