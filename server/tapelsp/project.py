@@ -19,6 +19,7 @@ import ast
 import contextlib
 import contextvars
 import os
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -51,6 +52,8 @@ def note_read(path: str, stat: os.stat_result) -> None:
 TF_FUNCTION = "tensorflow.function"
 # Seconds a "which file is module X" answer is reused (files appear while an editor is open).
 FILE_LOOKUP_TTL = 5.0
+# At most this many files of a project are indexed for "who imports this module".
+MAX_INDEXED_FILES = 5000
 # Top-level packages that are never part of a user's project.
 _LIBRARIES = frozenset({
     "tensorflow", "keras", "tf_keras", "numpy", "tensorflow_probability", "jax", "torch",
@@ -114,6 +117,9 @@ class Project:
         self._cache: OrderedDict[str, tuple[int, int, ModuleSummary | None]] = OrderedDict()
         self._files: OrderedDict[tuple, tuple[float, str | None]] = OrderedDict()
         self._lock = threading.Lock()
+        self._index: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+        self._index_time: float | None = None
+        self._index_files: dict[str, tuple[tuple[int, int], tuple[frozenset[str], frozenset[str]]]] = {}
 
     def __getstate__(self) -> dict:
         """Picklable for worker processes: the settings travel, the caches and the lock do not."""
@@ -179,6 +185,41 @@ class Project:
             if found is not None:
                 return found
         return None
+
+    # --- who imports a module --------------------------------------------------------
+
+    def importers(self, path: str, name: str) -> list[str]:
+        """Files of the project that may import `name` from the module at `path` (`from
+        learner import Reinforce`, `import learner`, `from .learner import ...`), most likely
+        first; a text index of every file's imports, refreshed by modification time."""
+        module = os.path.splitext(os.path.basename(path))[0]
+        if module == "__init__":
+            module = os.path.basename(os.path.dirname(path))
+        index = self._import_index()
+        here = os.path.dirname(os.path.abspath(path))
+        found = [(os.path.dirname(other) != here, other) for other, (modules, names) in index.items()
+                 if other != os.path.abspath(path) and module in modules and (name in names or module in names
+                                                                               or not names)]
+        return [other for _far, other in sorted(found)]
+
+    def _import_index(self) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+        now = time.monotonic()
+        with self._lock:
+            if self._index_time is not None and now - self._index_time < FILE_LOOKUP_TTL:
+                return self._index
+        index: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+        for path, stat in _python_files(self.root, MAX_INDEXED_FILES):
+            key = (stat.st_mtime_ns, stat.st_size)
+            cached = self._index_files.get(path)
+            if cached is not None and cached[0] == key:
+                index[path] = cached[1]
+                continue
+            entry = _imports_of(path, self.max_bytes)
+            self._index_files[path] = (key, entry)
+            index[path] = entry
+        with self._lock:
+            self._index, self._index_time = index, now
+        return index
 
     # --- summaries ---------------------------------------------------------------
 
@@ -302,6 +343,58 @@ class Project:
         if found is None or len(found[1]) != 1:
             return None
         return self._method_in(found[0], found[1][0], method, depth + 1)
+
+
+_SKIPPED_DIRS = frozenset({".git", "__pycache__", "node_modules", ".venv", "venv", ".tox", "build", "dist",
+                           "site-packages", ".cache", ".tapelsp_cache", ".mypy_cache", ".pytest_cache"})
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(.+)|import[ \t]+(.+))", re.MULTILINE)
+
+
+def _python_files(root: str, limit: int):
+    """(path, stat) of the .py files under `root`, not in virtual environments or caches."""
+    count = 0
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS and not d.startswith(".")
+                         and not os.path.exists(os.path.join(directory, d, "pyvenv.cfg")))
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(directory, name)
+            try:
+                yield path, os.stat(path)
+            except OSError:
+                continue
+            count += 1
+            if count >= limit:
+                return
+
+
+def _imports_of(path: str, max_bytes: int) -> tuple[frozenset[str], frozenset[str]]:
+    """The module names a file imports (every dotted part) and the names it imports from them."""
+    try:
+        if os.path.getsize(path) > max_bytes:
+            return frozenset(), frozenset()
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return frozenset(), frozenset()
+    modules: set[str] = set()
+    names: set[str] = set()
+    for match in _IMPORT_LINE.finditer(text):
+        source, imported, plain = match.groups()
+        if plain is not None:
+            for part in plain.split(","):
+                module = part.split(" as ")[0].strip()
+                modules.update(p for p in module.split(".") if p)
+            continue
+        modules.update(p for p in source.strip(".").split(".") if p)
+        for part in imported.replace("(", " ").replace(")", " ").replace("\\", " ").split(","):
+            name = part.split(" as ")[0].strip()
+            if name.isidentifier():
+                names.add(name)
+                if not source.strip("."):
+                    modules.add(name)  # `from . import learner`
+    return frozenset(modules), frozenset(names)
 
 
 def _inside(path: str, root: str) -> bool:

@@ -1332,14 +1332,17 @@ class ValueModel:
         return join(passed)
 
     def _passed_values(self, function: ast.AST, name: str) -> list[Value]:
-        callers = self.callers(function)
+        callers: list[tuple[ast.Call, Scope, bool, ValueModel]] = [
+            (call, scope, bound, self) for call, scope, bound in self.callers(function)]
+        if not callers:
+            callers = self.remote_callers(function)
         default = _default(function, name)
         if not callers:
             return []
         found: list[Value] = []
         params = _positional(function)
         keyword_only = {a.arg for a in function.args.kwonlyargs}  # type: ignore[union-attr]
-        for call, scope, bound_self in callers:
+        for call, scope, bound_self, model in callers:
             offset = 1 if bound_self else 0
             arg = _argument_for(call, params[offset:], name, keyword_only)
             if arg is _STARRED:
@@ -1348,8 +1351,86 @@ class ValueModel:
                 found.append(self.value(default, self.facts.function_scopes[function].parent or self.facts.module)
                              if default is not None else UNKNOWN_VALUE)
             else:
-                found.append(self.value(arg, scope))
+                found.append(_adopt(model.value(arg, scope), model, self))
         return found
+
+    def remote_callers(self, function: ast.AST) -> list[tuple[ast.Call, Scope, bool, "ValueModel"]]:
+        """Calls of `function` in the other modules of the project that import it (for a
+        function this file never calls itself): (call, scope, receiver fills the first
+        parameter, that module's model)."""
+        if self.project is None or self.path is None:
+            return []
+        scope = self.facts.function_scopes.get(function)
+        if scope is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return []
+        cls = _method_class(scope)
+        owner = cls if cls is not None else function
+        if owner not in self.facts.tree.body:
+            return []  # only what a module-level name makes importable
+        try:
+            candidates = self.project.importers(self.path, owner.name)
+        except (OSError, AttributeError, TypeError, ValueError):
+            return []
+        found: list[tuple[ast.Call, Scope, bool, ValueModel]] = []
+        for path in candidates[:8]:
+            model = self._remote_model(path)
+            if model is None:
+                continue
+            for site in model.facts.calls:
+                func = site.node.func
+                last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+                wanted = {function.name} | ({cls.name} if cls is not None and function.name == "__init__" else set())
+                if last not in wanted and not (cls is not None and function.name in ("__call__", "call")):
+                    continue
+                value = model.value(func, site.scope)
+                bound = self._runs_here(value, function, cls)
+                if bound is not None:
+                    found.append((site.node, site.scope, bound, model))
+        return found
+
+    def _runs_here(self, value: Value, function: ast.FunctionDef, cls: ast.ClassDef | None) -> bool | None:
+        """Does a value another module's model found run `function` of this file? Its nodes are
+        that model's parse of this file: matched by name and line. Whether the receiver fills
+        the first parameter, or None."""
+        def mine(node: Any, kind: str) -> bool:
+            home = value.home if kind == "value" else getattr(node, "_home", None)
+            return home is not None and home.path is not None and self.path is not None \
+                and os.path.abspath(home.path) == os.path.abspath(self.path)
+
+        def same(node: ast.AST | None, target: ast.AST) -> bool:
+            return isinstance(node, type(target)) and getattr(node, "name", None) == getattr(target, "name", None) \
+                and getattr(node, "lineno", None) == getattr(target, "lineno", None)
+
+        if value.kind == FUNCTION and cls is None:
+            return False if mine(value, "value") and same(value.ref, function) else None
+        if value.kind == TF_FUNCTION and cls is None and isinstance(value.ref, Value):
+            target = value.ref
+            home = target.home or value.home
+            if home is not None and home.path and os.path.abspath(home.path) == os.path.abspath(self.path or "") \
+                    and same(target.ref, function):
+                return False
+            return None
+        if cls is None:
+            return None
+        receiver = value.ref if value.kind == METHOD else value
+        # A value adopted from another model carries its home; what it holds inherits it.
+        home = (receiver.home if isinstance(receiver, Value) else None) or value.home
+        if not isinstance(receiver, Value) or receiver.user_class is None or home is None:
+            if value.kind == CLASS and isinstance(value.ref, ast.ClassDef) and value.home is not None \
+                    and function.name == "__init__" and same(value.ref, cls):
+                return True
+            return None
+        if home.path is None or os.path.abspath(home.path) != os.path.abspath(self.path or ""):
+            return None
+        remote_cls = receiver.user_class
+        if not same(remote_cls, cls):
+            return None
+        if value.kind == METHOD:
+            method = _class_method(home.facts, remote_cls, value.attr or "")
+            return True if method is not None and same(method, function) else None
+        if value.kind in (MODEL, LAYER, INSTANCE, MODULE) and function.name in ("call", "__call__"):
+            return True
+        return None
 
     def argument(self, call: ast.Call, function: ast.AST, name: str, bound_self: bool) -> ast.expr | None:
         """The expression `call` (one of `callers(function)`) passes for parameter `name`; None
