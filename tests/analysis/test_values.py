@@ -642,3 +642,17 @@ def test_a_value_that_feeds_itself_keeps_the_kind_of_its_start():
     assert kind(value_at(source, 22)) == ("number", "int", "certain")
     # a Python float that becomes a tensor after the first iteration: neither
     assert value_at(source, 19).kind == "unknown"
+
+
+def test_elementwise_ops_reductions_and_composite_tensors_are_rows():
+    for name in ("tensorflow.nn.relu", "tensorflow.math.abs", "keras.ops.square", "keras.activations.tanh"):
+        assert library.api(name).has("elementwise") and not library.api(name).has("binary"), name
+    assert library.api("tensorflow.maximum").has("binary") and library.api("tensorflow.where").has("binary")
+    assert library.api("tensorflow.math.reduce_sum").has("reduction") and library.api("tensorflow.reduce_mean").has("reduction")
+    assert library.api("tensorflow.nn.softmax").has("last_axis")
+    assert not library.api("keras.ops.identity").has("elementwise")  # an identity matrix
+    # measured under a tape on TensorFlow 2.21: rounding has no gradient, a predicate is bool
+    assert library.api("keras.ops.floor").grad == "no" and library.api("tensorflow.math.is_nan").dtype == ("bool",)
+    assert library.api("tensorflow.ragged.constant").has("composite") and library.api("tensorflow.SparseTensor").has("composite")
+    assert library.api("tensorflow.RaggedTensor.from_row_lengths").has("composite")
+    assert not library.api("tensorflow.sparse.to_dense").has("composite")

@@ -6,12 +6,11 @@ import ast
 import random
 
 from tapelsp import facts as facts_mod
-from tapelsp.facts.walk import statements_breadth_first
+from tapelsp.facts.walk import body_nodes, statements_breadth_first, walk_body
 from tapelsp.parse import parse_source
 from tapelsp.rules import all_rules
 from tapelsp.analysis.guards import _Parents
 from tapelsp.analysis.python_state import file_state, own_nodes
-from tapelsp.analysis.tensors import assignments, body_nodes, walk_body
 from tapelsp.text import SourceText
 
 SHAPES = '''
@@ -81,12 +80,6 @@ def test_statements_breadth_first_meets_statements_in_ast_walk_order():
         tree = ast.parse(text)
         expected = [n for n in ast.walk(tree) if isinstance(n, kinds)]
         assert [n for n in statements_breadth_first(tree) if n is not tree] == expected
-
-
-def test_assignments_are_ast_walks_assignments_in_order():
-    for text in SOURCES:
-        facts = _facts(text)
-        assert assignments(facts) == [n for n in ast.walk(facts.tree) if isinstance(n, (ast.Assign, ast.AnnAssign))]
 
 
 def test_lazy_parent_map_answers_like_the_whole_map():

@@ -2,7 +2,9 @@
 
 `Scope.traced_by` covers lexical nesting. A trace also runs the helpers it calls: a
 module-level function called by name, or a method of the same class called through
-`self`. Shared by the FUNC013-FUNC016 rules of issue 4.
+`self`; with the file's value model, also whatever def of this file a call runs by what
+the callee holds (`rnn(x)` for `rnn = Elman(...)` runs `Elman.__call__`, `agent.act(s)`
+runs `Agent.act`). Shared by the FUNC013-FUNC016 rules and the value model.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from ..facts.model import CallSite, Facts, Scope, TfFunction
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
-def traced_functions(facts: Facts, tf_function: TfFunction) -> set[ast.AST]:
-    """Defs and lambdas whose bodies run during a trace of `tf_function` (its own included)."""
+def traced_functions(facts: Facts, tf_function: TfFunction, values=None) -> set[ast.AST]:
+    """Defs and lambdas whose bodies run during a trace of `tf_function` (its own included);
+    `values` (the file's ValueModel) resolves calls by what their callee holds."""
     cache = facts.__dict__.setdefault("_issue4_traced", {})
-    key = id(tf_function)
+    key = (id(tf_function), values is not None)
     if key in cache:
         return cache[key]
     found: set[ast.AST] = set()
@@ -42,6 +45,8 @@ def traced_functions(facts: Facts, tf_function: TfFunction) -> set[ast.AST]:
             elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                     and func.value.id in ("self", "cls") and owner is not None:
                 target = class_defs.get((id(owner), func.attr))
+            if target is None and values is not None:
+                target = _callee(values, site)
             if target is None or target in found:
                 continue
             target_scope = facts.function_scopes.get(target)
@@ -58,6 +63,28 @@ def traced_functions(facts: Facts, tf_function: TfFunction) -> set[ast.AST]:
                     nested.extend(children.get(id(inner), ()))
     cache[key] = found
     return found
+
+
+def _callee(values, site: CallSite) -> ast.AST | None:
+    """The def or lambda of this file that a call runs, by the value model: a function, a
+    method of a class of this file, or the `call` / `__call__` of an instance of one."""
+    from .values import FUNCTION, INSTANCE, LAYER, METHOD, MODEL, MODULE, _class_method
+
+    called = values.value(site.node.func, site.scope)
+    if called.home is not None or called.remote is not None:
+        return None
+    if called.kind == FUNCTION:
+        return called.ref
+    if called.kind == METHOD:
+        return called.origin if isinstance(called.origin, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    cls = called.user_class
+    if cls is None or called.kind not in (INSTANCE, LAYER, MODEL, MODULE):
+        return None
+    for name in ("call", "__call__") if called.kind in (LAYER, MODEL) else ("__call__",):
+        method = _class_method(values.facts, cls, name)
+        if method is not None:
+            return method
+    return None
 
 
 def runs_in_trace(facts: Facts, scope: Scope, tf_function: TfFunction) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from typing import Iterator
+from typing import Iterable, Iterator
 
 _STATEMENT_FIELDS = ("body", "handlers", "orelse", "finalbody", "cases")
 
@@ -111,3 +111,35 @@ def nodes_under(nodes: list[ast.AST], stop: tuple[type, ...]) -> list[ast.AST]:
             elif isinstance(value, node_type):
                 push(value)
     return out
+
+
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def walk_body(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every node under `nodes`, depth first, not entering nested defs, lambdas or classes
+    (they are yielded themselves)."""
+    stack = list(nodes)[::-1]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, _NESTED):
+            continue
+        stack.extend(reversed(children(node)))
+
+
+def body_nodes(facts, owner: ast.AST, types: tuple[type, ...] = ()) -> list[ast.AST]:
+    """`walk_body(owner.body)` as a list (empty when `owner` has no statement body), walked
+    once per file and kept on the facts; with `types`, only the nodes of those types, in
+    the same order. Several rules walk every traced function's body: they share it."""
+    cache = facts.__dict__.setdefault("_body_nodes", {})
+    key = (id(owner), types)
+    found = cache.get(key)
+    if found is None:
+        if types:
+            found = [node for node in body_nodes(facts, owner) if isinstance(node, types)]
+        else:
+            body = getattr(owner, "body", None)
+            found = nodes_under(body, _NESTED) if isinstance(body, list) else []  # = list(walk_body(body))
+        cache[key] = found
+    return found

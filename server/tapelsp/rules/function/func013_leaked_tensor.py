@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from ...facts.model import Facts, Scope, TfFunction
 from ...model import Severity
 from ...versions import VersionRange
-from ...analysis.tensors import body_nodes
+from ...facts.walk import body_nodes
 from ...analysis.traced import function_name, traced_function_nodes, traced_functions
 from ...analysis.values import TENSOR, ValueModel, values_for
 from ...facts.dataflow import flow_of
@@ -221,7 +221,7 @@ class LeakedTensor(Rule):
         facts = ctx.facts
         values = values_for(ctx)
         for tf_function, node in traced_function_nodes(facts):
-            traced = traced_functions(facts, tf_function)
+            traced = traced_functions(facts, tf_function, values)
             for function in sorted(traced, key=lambda n: (n.lineno, n.col_offset)):
                 scope = facts.function_scopes.get(function)
                 if scope is None or (scope.tf_function is not None and scope.tf_function is not tf_function):

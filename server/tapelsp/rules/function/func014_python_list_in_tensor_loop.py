@@ -5,8 +5,9 @@ import ast
 from ...facts.model import Facts, TfFunction
 from ...model import Severity
 from ...versions import VersionRange
-from ...analysis.tensors import Tensors, body_nodes, function_tensors
+from ...facts.walk import body_nodes
 from ...analysis.traced import function_name, traced_function_nodes, traced_functions
+from ...analysis.values import BUILTIN, TENSOR, VARIABLE, ValueModel, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
 OUT_OF_SCOPE = ("InaccessibleTensorError \"<tf.Tensor 'while/...'> is out of scope and cannot be used here. "
@@ -152,26 +153,24 @@ class PythonListInTensorLoop(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
+        values = values_for(ctx)
         for tf_function, node in traced_function_nodes(facts):
             if tf_function.flag("autograph") is False:
                 continue  # without AutoGraph there is no TF loop (FUNC015)
-            for function in sorted(traced_functions(facts, tf_function), key=lambda n: (n.lineno, n.col_offset)):
+            for function in sorted(traced_functions(facts, tf_function, values), key=lambda n: (n.lineno, n.col_offset)):
                 scope = facts.function_scopes.get(function)
                 if scope is None or (scope.tf_function is not None and scope.tf_function is not tf_function):
                     continue
-                tensors = function_tensors(facts, function)
-                if tensors is None:
-                    continue
-                self._check_function(ctx, tf_function, node, function, tensors)
+                self._check_function(ctx, tf_function, node, function, values)
 
     def _check_function(self, ctx: Context, tf_function: TfFunction, traced: ast.AST, function: ast.AST,
-                        tensors: Tensors) -> None:
+                        values: ValueModel) -> None:
         lists = _local_lists(ctx.facts, function)
         if not lists:
             return
         reported: set[int] = set()
         for loop in body_nodes(ctx.facts, function, (ast.For, ast.AsyncFor, ast.While)):
-            if not _tensor_loop(loop, tensors, ctx.facts):
+            if not _tensor_loop(loop, values):
                 continue
             for node in body_nodes(ctx.facts, loop, (ast.Call, ast.AugAssign)):
                 grown = _grown_list(node)
@@ -219,15 +218,18 @@ def _local_lists(facts: Facts, function: ast.AST) -> dict[str, ast.stmt]:
     return found
 
 
-def _tensor_loop(loop: ast.stmt, tensors: Tensors, facts: Facts) -> bool:
+def _tensor_loop(loop: ast.stmt, values: ValueModel) -> bool:
+    """A loop AutoGraph turns into a tf.while_loop: over a tensor, while a tensor condition, or
+    over `range(n)` with a tensor `n` (AutoGraph makes it tf.range)."""
     if isinstance(loop, ast.While):
-        return tensors.is_tensor(loop.test)
+        return values.value(loop.test).is_(TENSOR)
     iterable = loop.iter  # type: ignore[attr-defined]
-    if tensors.is_tensor(iterable):
+    if values.value(iterable).is_(TENSOR):
         return True
-    # `range(n)` with a tensor `n` becomes tf.range under AutoGraph.
-    return isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range" \
-        and "range" not in facts.imports.names and any(tensors.is_tensor(a) for a in iterable.args)
+    if not isinstance(iterable, ast.Call):
+        return False
+    func = values.value(iterable.func)
+    return func.kind == BUILTIN and func.ref == "range" and any(values.value(a).is_(TENSOR, VARIABLE) for a in iterable.args)
 
 
 def _grown_list(node: ast.AST) -> tuple[str, ast.AST] | None:

@@ -5,8 +5,9 @@ import ast
 from ...facts.model import Facts, TfFunction
 from ...model import Severity
 from ...versions import VersionRange
-from ...analysis.tensors import Tensors, body_nodes, calls_of, function_params, function_tensors, is_method, walk_body
+from ...facts.walk import body_nodes, walk_body
 from ...analysis.traced import function_name, traced_function_nodes, traced_functions
+from ...analysis.values import BUILTIN, NONE, NUMBER, SHAPE, TENSOR, VARIABLE, ValueModel, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
 AS_BOOL = ("OperatorNotAllowedInGraphError \"Using a symbolic `tf.Tensor` as a Python `bool` is not allowed.\"")
@@ -209,15 +210,14 @@ class PythonControlFlowOnTensor(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
+        values = values_for(ctx)
         for tf_function, node in traced_function_nodes(facts):
             autograph = tf_function.flag("autograph") is not False
-            for function in sorted(traced_functions(facts, tf_function), key=lambda n: (n.lineno, n.col_offset)):
+            for function in sorted(traced_functions(facts, tf_function, values), key=lambda n: (n.lineno, n.col_offset)):
                 scope = facts.function_scopes.get(function)
                 if scope is None or (scope.tf_function is not None and scope.tf_function is not tf_function):
                     continue
-                tensors = function_tensors(facts, function)
-                if tensors is None:
-                    continue
+                tensors = _Tensors(values, scope)
                 if autograph:
                     self._python_loop_exits(ctx, tf_function, node, function, tensors)
                 else:
@@ -226,7 +226,7 @@ class PythonControlFlowOnTensor(Rule):
     # --- autograph=False ----------------------------------------------------------------
 
     def _without_autograph(self, ctx: Context, tf_function: TfFunction, traced: ast.AST,
-                           function: ast.AST, tensors: Tensors) -> None:
+                           function: ast.AST, tensors: "_Tensors") -> None:
         nodes = body_nodes(ctx.facts, function) if isinstance(getattr(function, "body", None), list) \
             else walk_body([function.body])
         seen: set[int] = set()
@@ -260,7 +260,7 @@ class PythonControlFlowOnTensor(Rule):
     # --- AutoGraph on: exits from Python loops -----------------------------------------------
 
     def _python_loop_exits(self, ctx: Context, tf_function: TfFunction, traced: ast.AST,
-                           function: ast.AST, tensors: Tensors) -> None:
+                           function: ast.AST, tensors: "_Tensors") -> None:
         for loop in body_nodes(ctx.facts, function, (ast.For, ast.While)):
             if not _python_loop(ctx.facts, loop, tensors, function):
                 continue
@@ -283,97 +283,79 @@ class PythonControlFlowOnTensor(Rule):
                 )
 
 
-def _tensor_condition(test: ast.expr, tensors: Tensors) -> bool:
+class _Tensors:
+    """The value model's answers for one traced function's body."""
+
+    def __init__(self, values: ValueModel, scope) -> None:
+        self.values, self.scope = values, scope
+
+    def is_tensor(self, expr: ast.expr) -> bool:
+        """A tensor or a tf.Variable, certainly."""
+        return self.values.value(expr, self.scope).is_(TENSOR, VARIABLE)
+
+    def is_python(self, expr: ast.expr) -> bool:
+        """Certainly a Python number or None, known while tracing (a static shape's dimension too)."""
+        value = self.values.value(expr, self.scope)
+        return value.is_(NUMBER, NONE) or (value.kind == NUMBER and isinstance(expr, ast.Subscript)
+                                           and self.values.value(expr.value, self.scope).kind == SHAPE)
+
+
+def _tensor_condition(test: ast.expr, tensors: _Tensors) -> bool:
     if isinstance(test, ast.BoolOp):
         return any(_tensor_condition(v, tensors) for v in test.values)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _tensor_condition(test.operand, tensors)
-    return tensors.is_tensor(test) or tensors.is_variable(test)
+    return tensors.is_tensor(test)
 
 
-def _python_loop(facts: Facts, loop: ast.For | ast.While, tensors: Tensors, function: ast.AST) -> bool:
+def _python_loop(facts: Facts, loop: ast.For | ast.While, tensors: _Tensors, function: ast.AST) -> bool:
     """A loop AutoGraph leaves to Python (unrolled while tracing)."""
     if isinstance(loop, ast.While):
-        return _python_value(facts, loop.test, tensors, function, allow_compare=True)
-    return _python_iterable(facts, loop.iter, tensors, function)
+        return _python_value(loop.test, tensors, allow_compare=True)
+    return _python_iterable(loop.iter, tensors)
 
 
-def _python_iterable(facts: Facts, expr: ast.expr, tensors: Tensors, function: ast.AST) -> bool:
+def _python_iterable(expr: ast.expr, tensors: _Tensors) -> bool:
     if isinstance(expr, (ast.List, ast.Tuple)):
         return True
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id not in facts.imports.names:
-        if expr.func.id == "range":
-            return bool(expr.args) and all(_python_value(facts, a, tensors, function) for a in expr.args)
-        if expr.func.id in _ITERATION_HELPERS:
-            return bool(expr.args) and all(_python_iterable(facts, a, tensors, function) for a in expr.args)
+    if isinstance(expr, ast.Call):
+        func = tensors.values.value(expr.func, tensors.scope)
+        if func.kind != BUILTIN:
+            return False
+        if func.ref == "range":
+            return bool(expr.args) and all(_python_value(a, tensors) for a in expr.args)
+        if func.ref in _ITERATION_HELPERS:
+            return bool(expr.args) and all(_python_iterable(a, tensors) for a in expr.args)
         return False
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
-        return not tensors.is_tensor(expr) and not tensors.is_variable(expr)
+        return not tensors.is_tensor(expr)
     return False
 
 
-def _python_value(facts: Facts, expr: ast.expr, tensors: Tensors, function: ast.AST,
-                  allow_compare: bool = False) -> bool:
-    """An int-like Python value known while tracing: literals, len(), static shapes, self attributes."""
-    if tensors.is_tensor(expr) or tensors.is_variable(expr):
+def _python_value(expr: ast.expr, tensors: _Tensors, allow_compare: bool = False) -> bool:
+    """An int-like Python value known while tracing: numbers, len(), static shapes, attributes
+    of `self` that are not tensors, arithmetic of those."""
+    if tensors.is_tensor(expr):
         return False
-    if isinstance(expr, ast.Constant):
-        return isinstance(expr.value, (int, bool)) or expr.value is None
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len":
-        return True
-    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute) and expr.value.attr == "shape":
+    if tensors.is_python(expr):
         return True
     if isinstance(expr, ast.Attribute):
         return isinstance(expr.value, ast.Name) and expr.value.id == "self" and expr.attr != "shape"
     if isinstance(expr, ast.BinOp):
-        return _python_value(facts, expr.left, tensors, function) \
-            and _python_value(facts, expr.right, tensors, function)
+        return _python_value(expr.left, tensors) and _python_value(expr.right, tensors)
     if isinstance(expr, ast.UnaryOp):
-        return _python_value(facts, expr.operand, tensors, function, allow_compare)
+        return _python_value(expr.operand, tensors, allow_compare)
     if allow_compare and isinstance(expr, ast.Compare):
-        return all(_python_value(facts, e, tensors, function) for e in (expr.left, *expr.comparators))
+        return all(_python_value(e, tensors) for e in (expr.left, *expr.comparators))
     if allow_compare and isinstance(expr, ast.BoolOp):
-        return all(_python_value(facts, e, tensors, function, True) for e in expr.values)
+        return all(_python_value(e, tensors, True) for e in expr.values)
     if isinstance(expr, ast.Name):
-        return _python_name(facts, expr.id, tensors, function)
+        # A name some of whose values are static shapes: every value it is given here is Python.
+        defs, owner = tensors.values.definitions(expr.id, tensors.scope, expr)
+        return owner is tensors.scope and bool(defs) and all(
+            d.kind in ("assign", "augassign") and d.value is not None and _python_value(d.value, tensors)
+            for d in defs)
     return False
-
-
-_NAME_BINDERS = (ast.Assign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AnnAssign, ast.NamedExpr)
-
-
-def _python_name(facts: Facts, name: str, tensors: Tensors, function: ast.AST) -> bool:
-    """Every value the name is given in the function is a Python int (a parameter: every call passes one)."""
-    values: list[ast.expr] = []
-    for node in body_nodes(facts, function, _NAME_BINDERS):
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            values.append(node.value)
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
-            values.append(node.value)
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AnnAssign, ast.NamedExpr)) \
-                and name in {n.id for n in ast.walk(getattr(node, "target", node)) if isinstance(n, ast.Name)
-                             and isinstance(n.ctx, ast.Store)}:
-            return False
-    params = [p.arg for p in function_params(function)]
-    if is_method(facts, function) and params[:1] in (["self"], ["cls"]):
-        params = params[1:]
-    if name in params:
-        index = params.index(name)
-        calls = calls_of(facts, function)
-        if not calls or not all(_passes_int(call, index, name) for call in calls):
-            return False
-    elif not values:
-        return False
-    return all(_python_value(facts, v, tensors, function) for v in values)
-
-
-def _passes_int(site, index: int, name: str) -> bool:
-    call = site.node
-    if any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
-        return False
-    arg = call.args[index] if index < len(call.args) else next(
-        (k.value for k in call.keywords if k.arg == name), None)
-    return isinstance(arg, ast.Constant) and isinstance(arg.value, int)
 
 
 def _tensor_exits(loop: ast.For | ast.While, tensors: Tensors) -> list[tuple[ast.stmt, ast.expr]]:

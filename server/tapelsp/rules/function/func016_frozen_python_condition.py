@@ -6,8 +6,11 @@ from dataclasses import dataclass
 from ...facts.model import Facts, TfFunction
 from ...model import Severity
 from ...versions import VersionRange
-from ...analysis.tensors import Tensors, body_nodes, dotted, function_tensors
+from ...facts.walk import body_nodes
 from ...analysis.traced import function_name, traced_function_nodes, traced_functions
+from ...analysis.values import TENSOR, VARIABLE, ValueModel, values_for
+from ...facts.dataflow import flow_of
+from ...facts.names import dotted
 from ..base import Context, Proof, Rule, invalid, valid
 
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "popleft", "appendleft", "remove", "clear", "add",
@@ -246,26 +249,25 @@ class FrozenPythonCondition(Rule):
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
+        values = values_for(ctx)
         for tf_function, node in traced_function_nodes(facts):
-            traced = traced_functions(facts, tf_function)
+            traced = traced_functions(facts, tf_function, values)
             for function in sorted(traced, key=lambda n: (n.lineno, n.col_offset)):
                 scope = facts.function_scopes.get(function)
                 if scope is None or (scope.tf_function is not None and scope.tf_function is not tf_function):
                     continue
-                tensors = function_tensors(facts, function)
-                if tensors is None:
-                    continue
-                self._check_function(ctx, tf_function, node, function, tensors, traced)
+                self._check_function(ctx, tf_function, node, function, values, traced)
 
     def _check_function(self, ctx: Context, tf_function: TfFunction, traced_node: ast.AST, function: ast.AST,
-                        tensors: Tensors, traced: set[ast.AST]) -> None:
+                        values: ValueModel, traced: set[ast.AST]) -> None:
         facts = ctx.facts
-        owner = facts.function_scopes[function].enclosing_class
+        scope = facts.function_scopes[function]
+        owner = scope.enclosing_class
         for node in body_nodes(facts, function, (ast.If, ast.While, ast.IfExp)):
             test = node.test
-            if _has_tensor(test, tensors) or (isinstance(node, ast.If) and _raises(node.body)):
+            if _has_tensor(test, values, scope) or (isinstance(node, ast.If) and _raises(node.body)):
                 continue  # a tensor condition (converted), or a validation that fails at trace time
-            for key in _state_read(test, tensors):
+            for key in _state_read(test, facts, scope):
                 mutation = _mutated_outside(facts, key, owner, traced)
                 if mutation is None:
                     continue
@@ -282,22 +284,23 @@ class FrozenPythonCondition(Rule):
                 break
 
 
-def _has_tensor(test: ast.expr, tensors: Tensors) -> bool:
+def _has_tensor(test: ast.expr, values: ValueModel, scope) -> bool:
     for sub in ast.walk(test):
-        if isinstance(sub, ast.expr) and (tensors.is_tensor(sub) or tensors.is_variable(sub)):
+        if isinstance(sub, ast.expr) and values.value(sub, scope).is_(TENSOR, VARIABLE):
             return True
     return False
 
 
-def _state_read(test: ast.expr, tensors: Tensors) -> list[str]:
+def _state_read(test: ast.expr, facts: Facts, scope) -> list[str]:
     """`self.x` attributes and module-level names (not bound in the function) the test reads."""
+    flow = flow_of(facts, scope)
     keys: list[str] = []
     for sub in ast.walk(test):
         if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self" \
                 and isinstance(sub.ctx, ast.Load):
             keys.append(f"self.{sub.attr}")
         elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id != "self" \
-                and not tensors.local(sub.id):
+                and not flow.definitions(sub.id):
             keys.append(sub.id)
     return list(dict.fromkeys(keys))
 

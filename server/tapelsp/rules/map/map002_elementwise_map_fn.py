@@ -3,37 +3,14 @@ from __future__ import annotations
 import ast
 import copy
 
+from ...analysis import library
+from ...analysis.library import Api
+from ...analysis.values import ValueModel, values_for
 from ...facts.model import Facts
 from ...facts.names import ImportTable
 from ...model import Applicability, Edit, Fix, Severity
-from ...analysis.tensors import assignments
 from ..base import Context, Proof, Rule, invalid, valid
 
-# Functions that act on each element independently (the same op on a whole tensor
-# gives the per-element results), under tensorflow., tensorflow.math., tensorflow.nn.
-# or keras.activations.
-_ELEMENTWISE = frozenset("""
-    abs absolute acos acosh add asin asinh atan atan2 atanh cast ceil clip_by_value cos cosh
-    digamma divide divide_no_nan elu erf erfc exp expm1 floor floordiv floormod gelu identity
-    is_finite is_inf is_nan lgamma leaky_relu log log1p log_sigmoid logical_and logical_not
-    logical_or maximum minimum mod multiply negative pow reciprocal relu relu6 rint round rsqrt
-    selu sigmoid sign silu sin sinh softplus softsign sqrt square squared_difference subtract
-    swish tan tanh truediv where hard_sigmoid exponential linear
-""".split())
-# Reductions: on one element they reduce all of its axes (or the given one), which is a
-# reduction of the whole tensor along every axis but the mapped one.
-_REDUCTIONS = frozenset("""
-    reduce_sum reduce_mean reduce_max reduce_min reduce_prod reduce_any reduce_all
-    reduce_logsumexp reduce_std reduce_variance reduce_euclidean_norm
-""".split())
-# Ops along the last axis by default: the same on an element and on the whole tensor.
-_LAST_AXIS = frozenset({"softmax", "log_softmax"})
-# Elementwise ops that need more than the one argument map_fn gives.
-_NOT_UNARY = frozenset("""
-    add atan2 cast clip_by_value divide divide_no_nan floordiv floormod logical_and logical_or
-    maximum minimum mod multiply pow squared_difference subtract truediv where
-""".split())
-_NAMESPACES = ("tensorflow.", "tensorflow.math.", "tensorflow.nn.", "keras.activations.", "keras.ops.")
 _MATMUL = ("tensorflow.matmul", "tensorflow.linalg.matmul")
 _TENSORDOT = ("tensorflow.tensordot", "tensorflow.linalg.tensordot")
 _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
@@ -280,11 +257,12 @@ class ElementwiseMapFn(Rule):
     )
 
     def check(self, ctx: Context) -> None:
+        values = values_for(ctx)
         for site in ctx.facts.calls_to("tensorflow.map_fn"):
             call = site.node
             fn = call.args[0] if call.args else _keyword(call, "fn")
             elems = call.args[1] if len(call.args) > 1 else _keyword(call, "elems")
-            if fn is None or elems is None or _ragged(call) or _ragged_elems(elems, ctx.facts):
+            if fn is None or elems is None or _ragged(call) or _ragged_elems(elems, site.scope, values):
                 continue
             suggestion = _vectorized(fn, elems, ctx.facts)
             if suggestion is None:
@@ -344,35 +322,22 @@ def _ragged(call: ast.Call) -> bool:
     return False
 
 
-def _ragged_elems(elems: ast.expr, facts: Facts) -> bool:
-    """Is `elems` (or a name assigned from) a ragged or sparse tensor?"""
-    exprs = [elems]
-    if isinstance(elems, (ast.Tuple, ast.List)):
-        exprs = list(elems.elts)
+def _ragged_elems(elems: ast.expr, scope, values: ValueModel) -> bool:
+    """Is `elems` (or an element of a tuple of them) made by a function that returns a ragged or
+    sparse tensor (the table's `composite`), or a name one of whose definitions is?"""
+    facts = values.facts
+    exprs = list(elems.elts) if isinstance(elems, (ast.Tuple, ast.List)) else [elems]
     for expr in exprs:
-        values = [expr]
+        made = [values.value(expr, scope).origin]
         if isinstance(expr, ast.Name):
-            values = [b for b in _assignments(facts, expr.id)]
-        for value in values:
-            if isinstance(value, ast.Call):
-                qualname = facts.imports.resolve(value.func) or ""
-                if qualname.startswith(("tensorflow.ragged.", "tensorflow.RaggedTensor",
-                                        "tensorflow.sparse.", "tensorflow.SparseTensor")):
+            defs, owner = values.definitions(expr.id, scope, expr)
+            made.extend(values.value(d.value, owner).origin for d in defs if d.value is not None)
+        for origin in made:
+            if isinstance(origin, ast.Call):
+                api = library.api(facts.imports.resolve(origin.func))
+                if api is not None and api.has("composite"):
                     return True
     return False
-
-
-def _assignments(facts: Facts, name: str) -> list[ast.expr]:
-    cache = facts.__dict__.setdefault("_map002_assignments", None)
-    if cache is None:
-        cache = {}
-        for node in assignments(facts):
-            if isinstance(node, ast.Assign):
-                for target in node.targets:
-                    if isinstance(target, ast.Name):
-                        cache.setdefault(target.id, []).append(node.value)
-        facts.__dict__["_map002_assignments"] = cache
-    return cache.get(name, [])
 
 
 def _vectorized(fn: ast.expr, elems: ast.expr, facts: Facts) -> tuple[str, bool] | None:
@@ -383,10 +348,12 @@ def _vectorized(fn: ast.expr, elems: ast.expr, facts: Facts) -> tuple[str, bool]
     if isinstance(fn, (ast.Name, ast.Attribute)) and tuple_elems is None:
         qualname = imports.resolve(fn)
         if qualname is not None:
-            op = _op(qualname)
-            if op in _ELEMENTWISE and op not in _NOT_UNARY or op in _LAST_AXIS:
+            op = library.api(qualname)
+            if op is None:
+                return None
+            if op.has("elementwise") and not op.has("binary") or op.has("last_axis"):
                 return f"{ast.unparse(fn)}({ast.unparse(elems)})", False
-            if op in _REDUCTIONS:
+            if op.has("reduction"):
                 return f"{ast.unparse(fn)}({ast.unparse(elems)}, axis=1)", True
             return None
     resolved = _function_expr(fn, facts)
@@ -400,13 +367,6 @@ def _vectorized(fn: ast.expr, elems: ast.expr, facts: Facts) -> tuple[str, bool]
     if isinstance(fn, ast.Name) and tuple_elems is None and not analysis.reductions:
         return f"{fn.id}({ast.unparse(elems)})", False
     return _substitute(body, param, elems, tuple_elems, analysis), bool(analysis.added_axis)
-
-
-def _op(qualname: str) -> str | None:
-    for namespace in _NAMESPACES:
-        if qualname.startswith(namespace) and "." not in qualname[len(namespace):]:
-            return qualname[len(namespace):]
-    return None
 
 
 def _function_expr(fn: ast.expr, facts: Facts) -> tuple[str, ast.expr] | None:
@@ -487,18 +447,20 @@ class _Analysis:
             return ELEM if self._row_times_fixed(call.args[0], call.args[1]) else None
         if qualname in _TENSORDOT:
             return ELEM if self._tensordot(call) else None
-        op = _op(qualname)
-        if op in _REDUCTIONS:
+        op = library.api(qualname)
+        if op is None:
+            return None
+        if op.has("reduction"):
             return self._reduction(call)
-        if op in _LAST_AXIS:
+        if op.has("last_axis"):
             axis = _keyword(call, "axis")
             if len(call.args) != 1 or any(k.arg not in ("axis", "name") for k in call.keywords) \
                     or (axis is not None and not _negative_int(axis)):
                 return None
             return ELEM if self.kind(call.args[0]) == ELEM else None
-        if op not in _ELEMENTWISE:
+        if not op.has("elementwise"):
             return None
-        if op == "where" and len(call.args) + len(call.keywords) != 3:
+        if _last_part(op) == "where" and len(call.args) + len(call.keywords) != 3:
             return None  # tf.where(cond) returns indices
         kinds = []
         for arg in call.args:
@@ -545,6 +507,10 @@ class _Analysis:
         if not (isinstance(axes, ast.Constant) and type(axes.value) is int and axes.value >= 1):
             return False
         return self._row_times_fixed(args[0], args[1])
+
+
+def _last_part(api: Api) -> str:
+    return api.name.rsplit(".", 1)[-1]
 
 
 def _combine(*kinds: str | None) -> str | None:
