@@ -594,7 +594,20 @@ def op_integer_source(mod: Module):
             continue
         counts[variant] = counts.get(variant, 0) + 1
         alt = [("line", stmt.lineno)] + [("line", u.lineno) for u in users]
+        edits = list(b.edits)
         yield b.build(root, alt)
+        # The same integer source, cast to float where the tape uses it (as real code does to get
+        # past TensorFlow's dtype checks): the tape still differentiates w.r.t. the integer tensor.
+        if variant != "int-variable" and isinstance(stmt.targets[0], ast.Name) and _watched(mod, key):
+            uses = [n for w, _, _, _ in mod.tapes for s in mod.tape_stmts(w)
+                    if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+                            and getattr(s.value.func, "attr", "") == "watch")
+                    for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Load)]
+            if uses:
+                c = Builder(mod, b.op + "-cast-in-tape", "tape-integer-source", stmt, none_grad("must be floating"),
+                            b.desc + ", cast to float inside the tape")
+                c.edits = edits + [(*mod.src.span(n), f"tf.cast({key}, tf.float32)") for n in uses]
+                yield c.build(root, alt)
 
 
 def _path_assigns(mod: Module):
@@ -1158,12 +1171,43 @@ def op_frozen_global(mod: Module):
         yield b.build(("line", mod.stmt_of(reads[0]).lineno), [("line", s.lineno) for s in assigns])
 
 
+V1_LOOPS = {"tf.map_fn", "tf.scan", "tf.while_loop", "tf.foldl", "tf.foldr", "tf.compat.v1.while_loop",
+            "tf.compat.v1.map_fn"}
+
+
+def op_tf1_mode(mod: Module):
+    """v1 control flow under a tape: TF1 behaviour switched on, or control flow v2 switched off."""
+    loops = [c for w, _, _, _ in mod.tapes for s in mod.tape_stmts(w) for c in ast.walk(s)
+             if isinstance(c, ast.Call) and dotted(c.func) in V1_LOOPS]
+    if not loops:
+        return
+    loop = min(loops, key=lambda c: c.lineno)
+    grads = [("line", c.lineno) for c in mod.grad_calls if c.lineno > loop.lineno][:1]
+    enable = [s for s in mod.tree.body if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+              and dotted(s.value.func) == "tf.compat.v1.enable_control_flow_v2"]
+    if enable:
+        b = Builder(mod, "drop-control-flow-v2", "tf1-control-flow-tape", loop, none_grad(r"Retval\[0\] does not have value"),
+                    "control flow v2 no longer re-enabled in the TF1 graph")
+        b.delete_lines(enable[0].lineno, enable[0].end_lineno)
+        yield b.build(("line", loop.lineno), grads)
+        return
+    if "disable_v2_behavior" in mod.src.text:
+        return
+    imports = [s for s in mod.tree.body if isinstance(s, ast.Import) and any(a.name == "tensorflow" for a in s.names)]
+    if not imports:
+        return
+    b = Builder(mod, "tf1-mode", "tf1-control-flow-tape", loop, none_grad(r"Retval\[0\] does not have value"),
+                "tf.compat.v1.disable_v2_behavior() at the top")
+    b.insert_lines_after(imports[0].end_lineno, "tf.compat.v1.disable_v2_behavior()\n")
+    yield b.build(("line", loop.lineno), grads)
+
+
 OPERATORS = [op_shadow_tape, op_loss_after_block, op_forward_before_block, op_inner_grad_outside,
              op_variable_to_constant, op_drop_watch, op_integer_source, op_numpy_escape, op_nondiff,
              op_numpy_function, op_tape_reused, op_other_tape, op_wrong_model_vars, op_eager_tf_gradients,
              op_variable_rebind, op_variable_creation, op_side_effect, op_python_scalar, op_recreated,
              op_python_iterator, op_autograph_off, op_map_fn, op_numpy_method, op_minimize_tensor,
-             op_back_prop_false, op_list_in_tensor_loop, op_frozen_global]
+             op_back_prop_false, op_list_in_tensor_loop, op_frozen_global, op_tf1_mode]
 
 
 def mutations(rel: str, text: str, kind: str) -> list[Mutation]:

@@ -5,7 +5,7 @@ import tensorflow as tf
 rng = np.random.default_rng(11)
 xs = rng.normal(size=(80, 2)).astype("float32")
 ys = (xs[:, :1] * 2.0 - xs[:, 1:]).astype("float32")
-dataset = tf.data.Dataset.from_tensor_slices((xs, ys)).batch(16).repeat()
+dataset = tf.data.Dataset.from_tensor_slices((xs, ys)).batch(8)
 iterator = iter(dataset)
 
 w = tf.Variable(tf.zeros((2, 1)))
@@ -23,6 +23,6 @@ def train_one_batch():
     return loss
 
 
-for step in range(10):
+for step in range(10):  # 80 examples, 10 batches of 8
     loss = train_one_batch()
 print("loss", float(loss))
