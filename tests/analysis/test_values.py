@@ -656,3 +656,30 @@ def test_elementwise_ops_reductions_and_composite_tensors_are_rows():
     assert library.api("tensorflow.ragged.constant").has("composite") and library.api("tensorflow.SparseTensor").has("composite")
     assert library.api("tensorflow.RaggedTensor.from_row_lengths").has("composite")
     assert not library.api("tensorflow.sparse.to_dense").has("composite")
+
+
+def test_a_for_target_is_unpacked_and_a_tf_function_method_returns_where_it_is_called():
+    source = """
+        import tensorflow as tf
+
+        class Trainer:
+            def __init__(self):
+                self.lr = 0.1
+
+            @tf.function
+            def step(self, x, lr):
+                return x - lr * x
+
+            def decay(self):
+                self.lr = max(0.01, self.lr * 0.5)
+
+        trainer = Trainer()
+        for i, batch in enumerate([tf.ones([2])] * 6):
+            index = i
+            out = trainer.step(batch, 0.1 / (i + 1))
+        lr = trainer.lr
+    """
+    assert kind(value_at(source, 17)) == ("number", "int", "certain")
+    out = value_at(source, 18)
+    assert kind(out) == ("tensor", "float32", "certain") and out.symbolic is False
+    assert kind(value_at(source, 19)) == ("number", "float", "certain")  # self.lr feeds itself in decay()

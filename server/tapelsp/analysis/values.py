@@ -659,7 +659,7 @@ class ValueModel:
         if cls is not None:
             owner = base.home or self
             found = _adopt(owner.instance_attribute(cls, attr), owner, self)
-            if found.known:
+            if found.known or found is _CYCLE:
                 return found
         if base.kind == UNKNOWN:
             return UNKNOWN_VALUE
@@ -777,7 +777,13 @@ class ValueModel:
             owner = receiver.home or self
             method = _class_method(owner.facts, cls, attr)
             if method is not None:
-                return _adopt(owner.returns(method), owner, self)
+                result = _adopt(owner.returns(method), owner, self)
+                body = owner.facts.function_scopes.get(method)
+                if body is not None and body.tf_function is not None and result.kind in TF_VALUES:
+                    # a tf.function method: what it returns is made where it is called
+                    return replace(result, kind=TENSOR, trainable=None, symbolic=self.traced(scope), origin=node,
+                                   remote=None, home=None)
+                return result
         api = library.method(receiver.kind, attr)
         if api is None and receiver.kind == MODEL:
             api = library.method(LAYER, attr)
@@ -1103,7 +1109,10 @@ class ValueModel:
         if kind == "import":
             return self._imported(stmt, name)
         if kind == "for":
-            return self.element_of(self.value(d.value, scope))
+            element = self.element_of(self.value(d.value, scope))
+            for index in _target_path(stmt, name) or []:  # `for i, (x, y) in enumerate(pairs)`
+                element = self._unpack(element, index)
+            return element
         if kind == "with":
             context = self.value(d.value, scope)
             if context.kind in (TAPE, OBJECT) or context.kind == UNKNOWN:
@@ -1946,7 +1955,7 @@ def _target_path(stmt: ast.stmt, name: str) -> list[int | None] | None:
         targets = stmt.targets
     elif isinstance(stmt, ast.AnnAssign):
         targets = [stmt.target]
-    elif isinstance(stmt, ast.AugAssign):
+    elif isinstance(stmt, (ast.AugAssign, ast.For, ast.AsyncFor)):
         targets = [stmt.target]
     else:
         return [] if isinstance(stmt, (ast.Expr,)) else ([] if hasattr(stmt, "value") else None)
