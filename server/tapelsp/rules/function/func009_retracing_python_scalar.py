@@ -8,6 +8,8 @@ from ...model import Applicability, Severity
 from ...versions import Version, VersionRange
 from ...analysis.python_state import (Assignment, FileState, file_state, inside, is_number, parameter_defaults,
                             self_attribute, statements)
+from ...analysis.values import LIST, NUMBER, TUPLE, Value, ValueModel, values_for
+from ...facts.dataflow import flow_of
 from ._fixes import tf_alias
 from ..base import Context, Proof, Rule, invalid, valid
 
@@ -15,8 +17,6 @@ from ..base import Context, Proof, Rule, invalid, valid
 WARNING_THRESHOLD = 5
 # `experimental_relax_shapes` was renamed `reduce_retracing` in TensorFlow 2.9.
 REDUCE_RETRACING_SINCE = Version.parse("2.9")
-_NUMERIC_BUILTINS = frozenset({"max", "min", "abs", "round", "float", "int", "pow"})
-_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 
 
 @dataclass(frozen=True)
@@ -215,6 +215,62 @@ class RetracingPythonScalar(Rule):
             for i, batch in enumerate([tf.ones([2])] * 6):
                 out = trainer.step(batch, tf.constant(0.1 / (i + 1)))
         """, fixed_proof=Proof(check="assert trainer.step.experimental_get_tracing_count() == 1 and abs(float(out[0]) - (1 - 0.1 / 6)) < 1e-6")),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def sample(logits, temperature):
+                return tf.nn.softmax(logits / temperature)
+
+            logits = tf.constant([1.0, 2.0, 3.0])
+            for temperature in [0.3, 0.5, 0.7, 0.9, 1.1, 1.3]:
+                probs = sample(logits, temperature)
+        """, 9, "a loop over a Python list of floats: one trace per element",
+            proof=Proof(check="assert sample.experimental_get_tracing_count() == 6"),
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def sample(logits, temperature):
+                return tf.nn.softmax(logits / temperature)
+
+            logits = tf.constant([1.0, 2.0, 3.0])
+            for temperature in [0.3, 0.5, 0.7, 0.9, 1.1, 1.3]:
+                probs = sample(logits, tf.constant(temperature))
+        """, fixed_proof=Proof(check="assert sample.experimental_get_tracing_count() == 1 and abs(float(probs[2]) - 0.5959) < 1e-3")),
+        invalid("""
+            import math
+            import tensorflow as tf
+
+            w = tf.Variable(1.0)
+
+            @tf.function
+            def decay(lr):
+                w.assign_sub(lr * w)
+
+            def cosine(index, total):
+                return 0.5 * (1 + math.cos(math.pi * index / total))
+
+            for i in range(8):
+                decay(cosine(i, 8))
+        """, 14, "a helper's float computed from the loop index",
+            proof=Proof(check="assert decay.experimental_get_tracing_count() == 8"),
+            fixed="""
+            import math
+            import tensorflow as tf
+
+            w = tf.Variable(1.0)
+
+            @tf.function
+            def decay(lr):
+                w.assign_sub(lr * w)
+
+            def cosine(index, total):
+                return 0.5 * (1 + math.cos(math.pi * index / total))
+
+            for i in range(8):
+                decay(tf.constant(cosine(i, 8)))
+        """, fixed_proof=Proof(check="assert decay.experimental_get_tracing_count() == 1 and float(w) < 0.1")),
         valid("""
             import tensorflow as tf
 
@@ -279,7 +335,8 @@ class RetracingPythonScalar(Rule):
 
     def check(self, ctx: Context) -> None:
         state = file_state(ctx.facts)
-        analysis = _Scalars(ctx.facts, state)
+        values = values_for(ctx)
+        analysis = _Scalars(ctx.facts, state, values)
         local_names = {name for (_, name) in _local_functions(ctx.facts, state)}
         if not local_names and ctx.project is None:
             return
@@ -315,13 +372,13 @@ class RetracingPythonScalar(Rule):
                 related = [ctx.related(because, "the value changes here")]
                 if target.origin is not None:
                     related.append(ctx.related(target.origin, "the tf.function"))
-                ctx.report(argument, message, related=related, fix=_as_tensor(ctx, argument, site, state))
+                ctx.report(argument, message, related=related, fix=_as_tensor(ctx, argument, site, values))
 
 
 # --- the fix ----------------------------------------------------------------------------
 
 
-def _as_tensor(ctx: Context, argument: ast.expr, site: CallSite, state: FileState):
+def _as_tensor(ctx: Context, argument: ast.expr, site: CallSite, values: ValueModel):
     """`f(x, epsilon)` -> `f(x, tf.constant(epsilon))`: one trace for every value. Safe when the
     number is a float (a float32 scalar tensor computes what the Python float did); unsafe for
     ints and numbers of unknown kind (the function may use it as a Python int: `range(n)`, a
@@ -329,7 +386,8 @@ def _as_tensor(ctx: Context, argument: ast.expr, site: CallSite, state: FileStat
     alias = tf_alias(ctx.facts)
     if alias is None:
         return None
-    safe = _float_valued(argument, site.scope, state, set())
+    number = values.value(argument, site.scope)
+    safe = number.is_(NUMBER) and number.dtype == "float"
     text = ctx.facts.source.text
     shown = ast.unparse(argument)
     shown = shown if len(shown) <= 30 else shown[:27] + "..."
@@ -340,54 +398,6 @@ def _as_tensor(ctx: Context, argument: ast.expr, site: CallSite, state: FileStat
         return wrap_fix(text, argument, f"{alias}.constant", f"Pass `{alias}.constant({shown})`: one trace for "
                         "every value", Applicability.SAFE if safe else Applicability.UNSAFE)
     return build
-
-
-def _float_valued(expr: ast.expr, scope: Scope, state: FileState, seen: set) -> bool:
-    """Is this Python number surely a float (never an int) on every call?"""
-    if isinstance(expr, ast.Constant):
-        return type(expr.value) is float
-    if isinstance(expr, ast.BinOp):
-        if isinstance(expr.op, ast.Div):
-            return True
-        if isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.Mod, ast.FloorDiv)):
-            return _float_valued(expr.left, scope, state, seen) or _float_valued(expr.right, scope, state, seen)
-        return False
-    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
-        return _float_valued(expr.operand, scope, state, seen)
-    if isinstance(expr, ast.IfExp):
-        return _float_valued(expr.body, scope, state, seen) and _float_valued(expr.orelse, scope, state, seen)
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and not expr.keywords and expr.args:
-        if expr.func.id == "float":
-            return True
-        if expr.func.id in ("max", "min"):
-            return all(_float_valued(a, scope, state, seen) for a in expr.args)
-        if expr.func.id == "abs" and len(expr.args) == 1:
-            return _float_valued(expr.args[0], scope, state, seen)
-        return False
-    if isinstance(expr, ast.Name):
-        key = ("name", id(scope.node), expr.id)
-        if key in seen:
-            return False
-        seen.add(key)
-        defining = state.defining_scope(scope, expr.id)
-        if defining is None:
-            return False
-        bindings = state.names(defining).bindings.get(expr.id, [])
-        values = [b.value for b in bindings if b.kind in ("assign", "walrus")]
-        if not values or any(b.kind not in ("assign", "walrus", "augassign") for b in bindings):
-            return False
-        return all(v is not None and _float_valued(v, defining, state, seen) for v in values)
-    attr = self_attribute(expr)
-    if attr is not None:
-        cls = state.class_of(scope)
-        key = ("attr", id(cls), attr)
-        if cls is None or key in seen:
-            return False
-        seen.add(key)
-        bindings = state.class_attrs(cls).get(attr, [])
-        values = [b.value for b in bindings if b.kind == "assign"]
-        return bool(values) and all(v is not None and _float_valued(v, scope, state, seen) for v in values)
-    return False
 
 
 # --- which tf.function a call reaches --------------------------------------------------
@@ -589,68 +599,31 @@ def _remote_target(remote, label: str, project) -> Target | None:
 # --- which arguments are Python numbers that change ----------------------------------
 
 
-class _Scalars:
-    """Python-number analysis for the scopes of one file."""
+def _number(value: Value) -> bool:
+    """A Python int or float (a bool takes two values: a trace each at most)."""
+    return value.is_(NUMBER) and value.dtype in ("int", "float")
 
-    def __init__(self, facts: Facts, state: FileState) -> None:
+
+class _Scalars:
+    """Python-number analysis for the scopes of one file, on its value model."""
+
+    def __init__(self, facts: Facts, state: FileState, values: ValueModel) -> None:
         self.facts = facts
         self.state = state
-        self._scalars: dict[int, _Visible] = {}
+        self.values = values
         self._loop_stores: dict[int, set[str]] = {}
         self._scope_attrs: dict[int, set[str]] = {}
         self._attribute_kinds: dict[tuple[int, str], str | None] = {}
 
-    def scalars(self, scope: Scope) -> "_Visible":
-        """Names a load in `scope` sees that only ever hold Python numbers."""
-        found = self._scalars.get(id(scope.node))
-        if found is not None:
-            return found
-        names = self.state.names(scope)
-        outer = self.scalars(self.facts.module).own if scope.kind != "module" else set()
-        known = {name for name, bindings in names.bindings.items()
-                 if name not in names.declared_global and name not in names.declared_nonlocal
-                 and all(b.kind in ("assign", "augassign", "for", "param", "walrus") for b in bindings)}
-        visible = _Visible(known, {name for name in outer if name not in names.bindings})
-        changed = True
-        while changed:
-            changed = False
-            for name in list(known):
-                if not all(self._binding_is_scalar(b, name, visible, scope) for b in names.bindings[name]):
-                    known.discard(name)
-                    changed = True
-        self._scalars[id(scope.node)] = visible
-        return visible
-
-    def _binding_is_scalar(self, binding: Assignment, name: str, known, scope: Scope) -> bool:
-        if binding.kind == "param":
-            return is_number(parameter_defaults(scope.node).get(name))
-        if binding.kind == "for":
-            return _loop_index(binding.stmt, name) is not None
-        return binding.value is not None and self.is_scalar(binding.value, known, scope)
-
-    def is_scalar(self, expr: ast.expr, known, scope: Scope) -> bool:
-        if is_number(expr):
+    def is_scalar(self, expr: ast.expr, scope: Scope) -> bool:
+        """Certainly a Python number (a parameter with a number default that no call of this
+        file passes counts too)."""
+        if _number(self.values.value(expr, scope)):
             return True
         if isinstance(expr, ast.Name):
-            return expr.id in known
-        if isinstance(expr, ast.BinOp):
-            return isinstance(expr.op, _ARITHMETIC) and self.is_scalar(expr.left, known, scope) \
-                and self.is_scalar(expr.right, known, scope)
-        if isinstance(expr, ast.UnaryOp):
-            return isinstance(expr.op, (ast.USub, ast.UAdd)) and self.is_scalar(expr.operand, known, scope)
-        if isinstance(expr, ast.IfExp):
-            return self.is_scalar(expr.body, known, scope) and self.is_scalar(expr.orelse, known, scope)
-        if isinstance(expr, ast.Call) and not expr.keywords and expr.args:
-            func = expr.func
-            builtin = isinstance(func, ast.Name) and func.id in _NUMERIC_BUILTINS \
-                and self.state.is_builtin(scope, func.id)
-            qualname = self.facts.imports.resolve(func) if not builtin else None
-            if builtin or (qualname or "").startswith("math."):
-                return all(self.is_scalar(a, known, scope) for a in expr.args)
-            return False
-        attr = self_attribute(expr)
-        if attr is not None:
-            return self._attribute_kind(attr, scope) is not None
+            defs, owner = self.values.definitions(expr.id, scope, expr)
+            return bool(defs) and owner is not None and all(
+                d.kind == "param" and is_number(parameter_defaults(owner.node).get(expr.id)) for d in defs)
         return False
 
     def _attribute_kind(self, attr: str, scope: Scope) -> str | None:
@@ -665,39 +638,9 @@ class _Scalars:
 
     def _compute_attribute_kind(self, attr: str, cls: ast.ClassDef) -> str | None:
         bindings = self.state.class_attrs(cls).get(attr, [])
-        if not bindings:
+        if not bindings or not _number(self.values.instance_attribute(cls, attr)):
             return None
-        changes = False
-        for binding in bindings:
-            value = binding.value
-            if value is None:
-                return None
-            if is_number(value):
-                continue
-            if not self._attribute_expr(value, attr, cls):
-                return None
-            changes = True
-        if not any(is_number(b.value) for b in bindings if b.kind == "assign"):
-            return None
-        return "changing" if changes else "constant"
-
-    def _attribute_expr(self, expr: ast.expr, attr: str, cls: ast.ClassDef) -> bool:
-        """Arithmetic on numbers, `self.attr` and number-valued attributes, through max/min/abs/round."""
-        if is_number(expr):
-            return True
-        other = self_attribute(expr)
-        if other is not None:
-            if other == attr:
-                return True
-            bindings = self.state.class_attrs(cls).get(other, [])
-            return bool(bindings) and all(b.kind == "assign" and is_number(b.value) for b in bindings)
-        if isinstance(expr, ast.BinOp):
-            return isinstance(expr.op, _ARITHMETIC) and self._attribute_expr(expr.left, attr, cls) \
-                and self._attribute_expr(expr.right, attr, cls)
-        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in _NUMERIC_BUILTINS \
-                and not expr.keywords and expr.args:
-            return all(self._attribute_expr(a, attr, cls) for a in expr.args)
-        return False
+        return "changing" if any(not is_number(b.value) for b in bindings) else "constant"
 
     def may_change(self, site: CallSite) -> bool:
         """A cheap first test: does an argument mention a name stored in a loop around the call,
@@ -754,14 +697,16 @@ class _Scalars:
         return found
 
     def _changes(self, argument: ast.expr, site: CallSite, scope: Scope) -> tuple[str, ast.AST] | None:
-        if site.loops and _iterations(site.loops) < WARNING_THRESHOLD:
-            return None  # a handful of literal iterations: a few traces, no warning from TensorFlow
-        known = self.scalars(scope)
-        if not self.is_scalar(argument, known, scope):
+        if site.loops and _iterations(site.loops, self.values, site.scope) < WARNING_THRESHOLD:
+            return None  # a handful of iterations: a few traces, no warning from TensorFlow
+        if not self.is_scalar(argument, site.scope):
             return None
+        flow = flow_of(self.facts, scope)
         for node in ast.walk(argument):
-            if isinstance(node, ast.Name) and node.id in known.own:
+            if isinstance(node, ast.Name) and flow.definitions(node.id) and self.is_scalar(node, site.scope):
                 reason = self._name_changes(node.id, site, scope)
+                if reason is not None and node is not argument:
+                    return f"a Python number computed from `{node.id}`, {reason[0]}", reason[1]
                 if reason is not None:
                     return reason
             attr = self_attribute(node)
@@ -775,28 +720,20 @@ class _Scalars:
     def _name_changes(self, name: str, site: CallSite, scope: Scope) -> tuple[str, ast.AST] | None:
         bindings = self.state.names(scope).bindings.get(name, [])
         for loop in site.loops:
-            index = _loop_index(loop, name) if isinstance(loop, (ast.For, ast.AsyncFor)) else None
+            index = _loop_index(loop, name, self.values, site.scope) if isinstance(loop, (ast.For, ast.AsyncFor)) \
+                else None
             if index is not None:
                 if index == "small":
                     return None
+                if index == "element":
+                    return (f"an element of what the loop on {_line(self.facts, loop)} iterates, a new Python "
+                            "number on every iteration"), loop
                 return f"the {index} of the loop on {_line(self.facts, loop)}, a new Python int on every iteration", loop
             for binding in bindings:
                 if binding.kind in ("assign", "augassign", "walrus") and inside(binding.stmt, loop):
                     return (f"a Python number reassigned on {_line(self.facts, binding.stmt)}, inside the loop "
                             "around this call"), binding.stmt
         return None
-
-
-class _Visible:
-    """Names of a scope known to hold numbers, plus the module's that it does not rebind."""
-
-    __slots__ = ("own", "outer")
-
-    def __init__(self, own: set[str], outer: set[str]) -> None:
-        self.own, self.outer = own, outer
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.own or name in self.outer
 
 
 def _stored_names(loop: ast.stmt) -> set[str]:
@@ -823,34 +760,45 @@ def _line(facts: Facts, node: ast.AST) -> str:
     return facts.line_label(getattr(node, "lineno", 0))
 
 
-def _loop_index(loop: ast.AST, name: str) -> str | None:
-    """"index" when `name` is the Python int counter of this for loop, "small" for a short literal range."""
-    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not isinstance(loop.iter, ast.Call):
-        return None
-    call = loop.iter
-    func = call.func
-    if not isinstance(func, ast.Name):
+def _loop_index(loop: ast.AST, name: str, values: ValueModel, scope: Scope) -> str | None:
+    """"index" when `name` is the Python int counter of this for loop ("enumerate index" through
+    enumerate), "element" when it is the loop's target over a Python list of numbers, "small"
+    when the loop runs fewer times than TensorFlow's warning threshold."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return None
     target = loop.target
-    if func.id == "range" and isinstance(target, ast.Name) and target.id == name:
-        count = _range_length(call)
-        return "small" if count is not None and count < WARNING_THRESHOLD else "index"
-    if func.id == "enumerate" and isinstance(target, ast.Tuple) and target.elts \
-            and isinstance(target.elts[0], ast.Name) and target.elts[0].id == name:
-        return "enumerate index"
+    call = loop.iter
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+        if call.func.id == "range" and isinstance(target, ast.Name) and target.id == name:
+            count = _range_length(call)
+            return "small" if count is not None and count < WARNING_THRESHOLD else "index"
+        if call.func.id == "enumerate" and isinstance(target, ast.Tuple) and target.elts \
+                and isinstance(target.elts[0], ast.Name) and target.elts[0].id == name:
+            return "enumerate index"
+    if isinstance(target, ast.Name) and target.id == name:
+        count = _length(values.value(loop.iter, scope))
+        if count is not None and count < WARNING_THRESHOLD:
+            return "small"
+        return "element"
     return None
 
 
-def _iterations(loops: tuple[ast.stmt, ...]) -> float:
-    """How many times the innermost body runs, when every loop is over a literal range or list."""
+def _length(value: Value) -> int | None:
+    """How many elements a list or tuple written out has."""
+    return len(value.items) if value.kind in (LIST, TUPLE) and value.items is not None else None
+
+
+def _iterations(loops: tuple[ast.stmt, ...], values: ValueModel, scope: Scope) -> float:
+    """How many times the innermost body runs, when every loop is over a literal range or a list
+    or tuple written out."""
     total = 1.0
     for loop in loops:
         count = None
         if isinstance(loop, (ast.For, ast.AsyncFor)):
             if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range":
                 count = _range_length(loop.iter)
-            elif isinstance(loop.iter, (ast.List, ast.Tuple)):
-                count = len(loop.iter.elts)
+            else:
+                count = _length(values.value(loop.iter, scope))
         if count is None:
             return float("inf")
         total *= count
