@@ -171,7 +171,7 @@ def test_a_finding_that_depends_on_another_statement_follows_it():
 
 
         def step(x):
-            print("tracing", x)
+            print("step input", x)
             return x * 2
 
 

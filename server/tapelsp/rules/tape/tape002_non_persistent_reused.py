@@ -5,7 +5,7 @@ import ast
 from ...facts.dataflow import inside, position
 from ...model import Applicability, Severity
 from ...versions import VersionRange
-from ._fixes import release_point
+from ._fixes import release_point, unfixed
 from ...analysis.gradcalls import (
     LOOP_EXITS,
     GradCall,
@@ -69,6 +69,20 @@ class NonPersistentTapeReused(Rule):
     triggers = ("GradientTape",)
     fixable = True
     examples = (
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.SGD(0.01)
+            batches = [tf.ones((2, 1)), tf.zeros((2, 1))]
+            with tf.GradientTape() as tape:
+                for x in batches:
+                    loss = tf.reduce_mean(model(x) ** 2)
+                    grads = tape.gradient(loss, model.trainable_variables)
+                    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        """, 6, "the tape wraps the whole training loop: reported on the tape, which belongs inside the loop "
+                "(no fix: moving the block changes what every iteration records)",
+            proof=Proof(raises=("RuntimeError", MESSAGE)))),
         invalid("""
             import tensorflow as tf
 

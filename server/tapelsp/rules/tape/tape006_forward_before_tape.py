@@ -68,6 +68,22 @@ class ForwardBeforeTape(Rule):
         invalid("""
             import tensorflow as tf
 
+            def predict_batch(net, images):
+                return net(images, training=True)
+
+            def train_step(model, images, labels):
+                logits = predict_batch(model, images)
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean((logits - labels) ** 2)
+                return tape.gradient(loss, model.trainable_variables)
+
+            model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+            grads = train_step(model, tf.ones((3, 2)), tf.zeros((3, 1)))
+        """, 7, "the forward pass run by a helper given the model, before the tape",
+            proof=Proof(check="assert all(g is None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
             model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
             optimizer = tf.keras.optimizers.Adam()
             mse = tf.keras.losses.MeanSquaredError()

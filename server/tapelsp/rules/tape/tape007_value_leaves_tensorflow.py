@@ -68,6 +68,83 @@ class ValueLeavesTensorFlow(Rule):
     triggers = ("GradientTape",)
     fixable = True
     examples = (
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            class SparseLinear(tf.Module):
+                def __init__(self):
+                    self.w = tf.Variable([[0.5], [-1.0]])
+
+                def __call__(self, x):
+                    return x @ self.w
+
+                def l1(self):
+                    return tf.reduce_sum(tf.abs(self.w)).numpy().item()
+
+            def grads(model, x, lam):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x) ** 2) + lam * model.l1()
+                return tape.gradient(loss, model.w)
+
+            model = SparseLinear()
+            x = tf.ones((4, 2))
+            with_penalty, without = grads(model, x, 1.0), grads(model, x, 0.0)
+        """, 11, "a penalty term made a Python number: the gradient exists but ignores the term (no fix: "
+                 "removing `.numpy()` leaves `.item()` on a tensor)",
+            proof=Proof(check="assert with_penalty.numpy().tolist() == without.numpy().tolist()"))),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            class AttentionPool(tf.keras.layers.Layer):
+                def build(self, input_shape):
+                    self.query = self.add_weight(shape=(input_shape[-1],), initializer="ones")
+
+                def call(self, tokens):
+                    scores = tf.einsum("btd,d->bt", tokens, self.query)
+                    weights = np.exp(scores) / np.sum(np.exp(scores), axis=1, keepdims=True)
+                    return tf.einsum("bt,btd->bd", tf.convert_to_tensor(weights, tf.float32), tokens)
+
+            pool = AttentionPool()
+            tokens = tf.ones((2, 3, 4))
+            pool(tokens)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(pool(tokens) ** 2)
+            g = tape.gradient(loss, pool.query)
+        """, 10, "NumPy inside a custom layer's call, reached through `pool(tokens)`: every NumPy call of "
+                 "the line is converted",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            class AttentionPool(tf.keras.layers.Layer):
+                def build(self, input_shape):
+                    self.query = self.add_weight(shape=(input_shape[-1],), initializer="ones")
+
+                def call(self, tokens):
+                    scores = tf.einsum("btd,d->bt", tokens, self.query)
+                    weights = tf.exp(scores) / tf.reduce_sum(tf.exp(scores), axis=1, keepdims=True)
+                    return tf.einsum("bt,btd->bd", tf.convert_to_tensor(weights, tf.float32), tokens)
+
+            pool = AttentionPool()
+            tokens = tf.ones((2, 3, 4))
+            pool(tokens)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(pool(tokens) ** 2)
+            g = tape.gradient(loss, pool.query)
+        """, fixed_proof=Proof(check="assert g is not None")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable([1.0, 2.0])
+            with tf.GradientTape() as tape:
+                pred = w * 3.0
+                weight = float(tf.reduce_mean(pred).numpy())
+                loss = weight * tf.reduce_sum(pred ** 2)
+            g = tape.gradient(loss, w)
+        """, "a NumPy-computed weight multiplying a live term: detached on purpose, the gradient flows through the term",
+            proof=Proof(check="assert g is not None")),
         invalid("""
             import numpy as np
             import tensorflow as tf
@@ -248,7 +325,14 @@ class ValueLeavesTensorFlow(Rule):
 
     @shares_findings
     def check(self, ctx: Context) -> None:
+        # One finding per line (`np.exp(s) / np.sum(np.exp(s))` is one mistake), whose fix
+        # converts every NumPy call of the line that cuts the path.
+        by_line: dict[int, list] = {}
         for result, found in cuts_of(ctx, NUMPY):
+            by_line.setdefault(getattr(found.node, "lineno", 0), []).append((result, found))
+        for pairs in by_line.values():
+            result, found = pairs[0]
+            others = [cut for _result, cut in pairs[1:]]
             value = found.value
             subject = f"`{ast.unparse(value)}`" if value is not None else "the value"
             if found.what.startswith("re-wrapping"):
@@ -266,14 +350,16 @@ class ValueLeavesTensorFlow(Rule):
                 related=[ctx.related(result.use.call, f"this {result.use.method} call misses that term's gradient"
                                       if lost_term(result, found) else
                                       f"this {result.use.method} call gets {result.none_for()}")],
-                fix=_offer(ctx, found) if found.remote is None else None,
+                fix=_offer(ctx, found, others) if found.remote is None else None,
             )
 
 
-def _offer(ctx: Context, found):
+def _offer(ctx: Context, found, others=()):
     """`np.square(t)` -> `tf.square(t)` for NumPy/math functions whose TensorFlow twin takes the
     same arguments (safe inside the tape's block; unsafe in a helper, whose other callers may
-    pass NumPy data); `t.numpy()` -> `t` (unsafe: later NumPy-only uses of the value break)."""
+    pass NumPy data), with the line's other NumPy calls on the path; `t.numpy()` -> `t` (unsafe:
+    later NumPy-only uses of the value break), not offered when a NumPy-only method is called on
+    the result right there (`t.numpy().item()` would become `t.item()`, an AttributeError)."""
     if not ctx.fixes:
         return None  # the offer is worked out only when fixes are wanted
     node = found.node
@@ -282,6 +368,14 @@ def _offer(ctx: Context, found):
     text = ctx.facts.source.text
     if found.what == "`.numpy()`" and isinstance(node.func, ast.Attribute) and not node.args and not node.keywords:
         receiver = node.func.value
+        from ...analysis import library
+        from ...analysis.guards import parents
+
+        parent = parents(ctx.facts).get(node)
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            method = library.method("tensor", parent.attr)
+            if method is None or method.has("numpy_only") or method.grad == "leave":
+                return None
 
         def build_unwrap():
             from ...fixes.blocks import replace_by_part
@@ -299,11 +393,22 @@ def _offer(ctx: Context, found):
     short = ast.unparse(node.func)
     facts = ctx.facts
 
+    more = []
+    for other in others:
+        other_twin = tf_equivalent(ctx.facts.imports.resolve(other.node.func), other.node) \
+            if isinstance(other.node, ast.Call) else None
+        if other_twin is None:
+            return None  # a NumPy call of the line the fix could not convert: it would stay cut
+        more.append((other.node, other_twin))
+
     def build_twin():
         from ...fixes.numpy_ops import enclosing_twins, numpy_call_fix
 
         # The NumPy calls around this one would be cut next: they go in the same fix.
-        calls = [(node, twin)] + enclosing_twins(facts.tree, node, facts.imports.resolve)
+        calls = [(node, twin)] + more
+        calls += [pair for call, _twin in list(calls) for pair in enclosing_twins(facts.tree, call, facts.imports.resolve)]
+        seen: set[int] = set()
+        calls = [pair for pair in calls if id(pair[0]) not in seen and not seen.add(id(pair[0]))]
         in_block = all(any(tape.item is not None and inside(call, tape.node) for tape in facts.tapes)
                        for call, _twin in calls)
         return numpy_call_fix(text, calls, name, add_import, f"Use `{name}.{twin.path}` instead of `{short}`",

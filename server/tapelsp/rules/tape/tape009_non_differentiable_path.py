@@ -62,6 +62,65 @@ class NonDifferentiablePath(Rule):
         invalid("""
             import tensorflow as tf
 
+            class QuantDense(tf.keras.layers.Layer):
+                def build(self, input_shape):
+                    self.kernel = self.add_weight(shape=(input_shape[-1], 2), initializer="ones")
+
+                def call(self, x):
+                    q_kernel = tf.round(self.kernel / 0.25) * 0.25
+                    return x @ q_kernel
+
+            layer = QuantDense()
+            x = tf.ones((3, 4))
+            layer(x)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(layer(x) ** 2)
+            g = tape.gradient(loss, layer.kernel)
+        """, 8, "rounding inside a custom layer's call: the layer's kernel gets None",
+            proof=Proof(check="assert g is None")),
+        invalid("""
+            import tensorflow as tf
+
+            class HardGate(tf.Module):
+                def __init__(self):
+                    self.gate = tf.keras.layers.Dense(1)
+                    self.expert = tf.keras.layers.Dense(1)
+                    self.gate.build((None, 3))
+                    self.expert.build((None, 3))
+
+                def __call__(self, x):
+                    mask = tf.cast(tf.sigmoid(self.gate(x)) > 0.5, tf.float32)
+                    return mask * self.expert(x)
+
+            moe = HardGate()
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(moe(tf.ones((4, 3))) ** 2)
+            g = tape.gradient(loss, moe.gate.kernel)
+        """, 11, "a hard gate (a comparison) in a module's `__call__`: the gate's kernel gets None",
+            proof=Proof(check="assert g is None")),
+        valid("""
+            import tensorflow as tf
+
+            class QuantDense(tf.keras.layers.Layer):
+                def build(self, input_shape):
+                    self.kernel = self.add_weight(shape=(input_shape[-1], 2), initializer="ones")
+
+                def call(self, x):
+                    w = self.kernel / 0.25
+                    q = w + tf.stop_gradient(tf.round(w) - w)
+                    return x @ (q * 0.25)
+
+            layer = QuantDense()
+            x = tf.ones((3, 4))
+            layer(x)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(layer(x) ** 2)
+            g = tape.gradient(loss, layer.kernel)
+        """, "a straight-through estimator in a custom layer: rounding forward, identity backward",
+            proof=Proof(check="assert g is not None")),
+        invalid("""
+            import tensorflow as tf
+
             w = tf.Variable([[0.5, -0.2], [0.1, 0.4]])
             x = tf.constant([[1.0, 2.0]])
             y = tf.constant([1.0])

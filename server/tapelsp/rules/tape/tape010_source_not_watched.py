@@ -61,6 +61,71 @@ class SourceNotWatched(Rule):
     fixable = True
     examples = (
         invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            def saliency(model, images):
+                images = tf.convert_to_tensor(images)
+                with tf.GradientTape() as tape:
+                    score = tf.reduce_sum(model(images))
+                return tape.gradient(score, images)
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            grad = saliency(model, np.ones((2, 3), np.float32))
+        """, 8, "a tensor converted from the caller's NumPy data before the tape, never watched",
+            proof=Proof(check="assert grad is None"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            def saliency(model, images):
+                images = tf.convert_to_tensor(images)
+                with tf.GradientTape() as tape:
+                    tape.watch(images)
+                    score = tf.reduce_sum(model(images))
+                return tape.gradient(score, images)
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            grad = saliency(model, np.ones((2, 3), np.float32))
+        """, fixed_proof=Proof(check="assert grad is not None and grad.shape == (2, 3)")),
+        invalid("""
+            import tensorflow as tf
+
+            def left_flux(coords):
+                x_left = coords[:, :1]
+                with tf.GradientTape() as tape:
+                    tape.watch(coords)
+                    u = tf.reduce_sum(tf.concat([x_left, coords[:, 1:]], axis=1) ** 2)
+                return tape.gradient(u, x_left)
+
+            flux = left_flux(tf.ones((4, 2)))
+        """, 8, "a slice taken before the tape: watching the whole tensor does not watch the slice",
+            proof=Proof(check="assert flux is None"),
+            fixed="""
+            import tensorflow as tf
+
+            def left_flux(coords):
+                x_left = coords[:, :1]
+                with tf.GradientTape() as tape:
+                    tape.watch(coords)
+                    tape.watch(x_left)
+                    u = tf.reduce_sum(tf.concat([x_left, coords[:, 1:]], axis=1) ** 2)
+                return tape.gradient(u, x_left)
+
+            flux = left_flux(tf.ones((4, 2)))
+        """, fixed_proof=Proof(check="assert flux.numpy().tolist() == [[2.0]] * 4")),
+        valid("""
+            import tensorflow as tf
+
+            x = tf.constant([1.0, 2.0])
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = x * 2.0
+                z = tf.reduce_sum(y ** 2)
+            g = tape.gradient(z, y)
+        """, "an intermediate the tape computed from a watched tensor has its gradient",
+            proof=Proof(check="assert g.numpy().tolist() == [4.0, 8.0]")),
+        invalid("""
             import tensorflow as tf
 
             x = tf.constant(3.0)
@@ -363,8 +428,12 @@ def _problem(value: Value, watch_all: bool | None, call: GradCall, name: str) ->
     # or made inside it from plain data: the tape has nothing for it.
     defs = call.flow.reaching(name, call.node)
     entry = call.entry
-    if any(d.recorded_by(entry) for d in defs):
-        return "constant" if value.data else None
+    recorded = [d for d in defs if d.recorded_by(entry)]
+    if recorded:
+        # Made inside the block: unwatched only when made there from data (`tf.constant(...)`),
+        # not when computed from other tensors (which the tape may watch).
+        made = value.data and all(isinstance(d.value, ast.Call) and d.value is value.origin for d in recorded)
+        return "constant" if made else None
     return "constant" if value.data else "computed"
 
 

@@ -64,6 +64,98 @@ class VariableRebound(Rule):
     fixable = True
     examples = (
         invalid("""
+            import keras
+            import numpy as np
+            import tensorflow as tf
+
+            W = keras.Variable(np.zeros((2, 1), "float32"))
+            x = tf.ones((3, 2))
+            kinds = []
+            for step in range(2):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.matmul(x, W) ** 2 + tf.reduce_sum(W))
+                grad = tape.gradient(loss, W)
+                kinds.append(grad is None)
+                W -= 0.1 * grad if grad is not None else 0.0
+        """, 13, "`-=` on a Keras 3 variable rebinds the name to a tensor: the next step's gradient is None",
+            proof=Proof(check="assert kinds == [False, True] and type(W).__name__ == 'EagerTensor'"),
+            fixed="""
+            import keras
+            import numpy as np
+            import tensorflow as tf
+
+            W = keras.Variable(np.zeros((2, 1), "float32"))
+            x = tf.ones((3, 2))
+            kinds = []
+            for step in range(2):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(tf.matmul(x, W) ** 2 + tf.reduce_sum(W))
+                grad = tape.gradient(loss, W)
+                kinds.append(grad is None)
+                W.assign_sub(0.1 * grad if grad is not None else 0.0)
+        """, fixed_proof=Proof(check="assert kinds == [False, False]")),
+        invalid("""
+            import tensorflow as tf
+
+            def sgd_step(params, grads, lr=0.1):
+                kernel, bias = params
+                g_kernel, g_bias = grads
+                kernel.assign_sub(lr * g_kernel)
+                bias = bias - lr * g_bias
+                return kernel, bias
+
+            params = (tf.Variable([[1.0]]), tf.Variable([0.0]))
+            x = tf.ones((2, 1))
+            missing = []
+            for step in range(2):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean((x @ params[0] + params[1]) ** 2)
+                grads = tape.gradient(loss, list(params))
+                missing.append(grads[1] is None)
+                if grads[1] is not None:
+                    params = sgd_step(params, grads)
+        """, 7, "a helper rebinds one of the variables it returns, and the loop carries the tensor into the next step",
+            proof=Proof(check="assert missing == [False, True]"),
+            fixed="""
+            import tensorflow as tf
+
+            def sgd_step(params, grads, lr=0.1):
+                kernel, bias = params
+                g_kernel, g_bias = grads
+                kernel.assign_sub(lr * g_kernel)
+                bias.assign_sub(lr * g_bias)
+                return kernel, bias
+
+            params = (tf.Variable([[1.0]]), tf.Variable([0.0]))
+            x = tf.ones((2, 1))
+            missing = []
+            for step in range(2):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean((x @ params[0] + params[1]) ** 2)
+                grads = tape.gradient(loss, list(params))
+                missing.append(grads[1] is None)
+                if grads[1] is not None:
+                    params = sgd_step(params, grads)
+        """, fixed_proof=Proof(check="assert missing == [False, False]")),
+        valid("""
+            import tensorflow as tf
+
+            def adapt(w, x, steps=2):
+                for _ in range(steps):
+                    with tf.GradientTape() as inner:
+                        inner.watch(w)
+                        loss = tf.reduce_mean((x @ w) ** 2)
+                    w = w - 0.1 * inner.gradient(loss, w)
+                return w
+
+            w0 = tf.Variable([[1.0], [2.0]])
+            with tf.GradientTape() as outer:
+                fast = adapt(w0, tf.ones((3, 2)))
+                meta = tf.reduce_sum(fast)
+            g = outer.gradient(meta, w0)
+        """, "functional fast weights (MAML): the tensor is watched in every inner step",
+            proof=Proof(check="assert g is not None")),
+        invalid("""
             import tensorflow as tf
 
             w = tf.Variable(3.0)
@@ -247,15 +339,19 @@ class VariableRebound(Rule):
                 if not earlier:
                     continue
                 before = join(values.definition(e, d.name, scope) for e in earlier)
-                if not before.is_(VARIABLE) or before.remote is not None:
+                if before.kind != VARIABLE or before.remote is not None:
+                    continue
+                if not before.certain and not (isinstance(stmt, ast.Assign) and _threaded_back(values, scope, d, stmt)):
+                    # A maybe: the loop that threads the result back is what makes it unsure.
                     continue
                 creation = before.origin if isinstance(before.origin, ast.Call) else None
                 if isinstance(stmt, ast.AugAssign):
                     self._report_aug(ctx, stmt, d.name, None, before)
                     continue
                 origin = next(iter(flow.reaching(d.name, stmt.value)), None)
-                if origin is None or not (self._used_again(ctx, flow, d, d.name, origin)
-                                          or _threaded_back(values, scope, d, stmt)):
+                if origin is None or _watched(scope, d.name):
+                    continue  # a tensor the tape watches: functional weights, on purpose
+                if not (self._used_again(ctx, flow, d, d.name, origin) or _threaded_back(values, scope, d, stmt)):
                     continue
                 self._report(ctx, stmt, d.name, None, creation)
 
@@ -381,6 +477,11 @@ class VariableRebound(Rule):
             related=[ctx.related(creation, f"`{name}` is created as a variable here")] if creation is not None else [],
             fix=offer,
         )
+
+
+def _watched(scope: Scope, name: str) -> bool:
+    return any(any(isinstance(n, ast.Name) and n.id == name for a in site.node.args for n in ast.walk(a))
+               for (_receiver, method), sites in scope.method_calls.items() if method == "watch" for site in sites)
 
 
 def _threaded_back(values, scope: Scope, d: Def, stmt: ast.Assign) -> bool:

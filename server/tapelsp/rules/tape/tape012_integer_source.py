@@ -54,6 +54,39 @@ class IntegerSource(Rule):
         invalid("""
             import tensorflow as tf
 
+            class Calibration(tf.Module):
+                def __init__(self):
+                    self.gain = tf.Variable(1.0)
+                    self.offset = tf.Variable(0)
+
+                def __call__(self, raw):
+                    return self.gain * raw + tf.cast(self.offset, tf.float32)
+
+            cal = Calibration()
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(cal(tf.ones(3)) ** 2)
+            g_gain, g_offset = tape.gradient(loss, [cal.gain, cal.offset])
+        """, 6, "an integer variable of a module, asked for through the instance",
+            proof=Proof(check="assert g_gain is not None and g_offset is None"),
+            fixed="""
+            import tensorflow as tf
+
+            class Calibration(tf.Module):
+                def __init__(self):
+                    self.gain = tf.Variable(1.0)
+                    self.offset = tf.Variable(0.0)
+
+                def __call__(self, raw):
+                    return self.gain * raw + tf.cast(self.offset, tf.float32)
+
+            cal = Calibration()
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(cal(tf.ones(3)) ** 2)
+            g_gain, g_offset = tape.gradient(loss, [cal.gain, cal.offset])
+        """, fixed_proof=Proof(check="assert g_gain is not None and g_offset is not None")),
+        invalid("""
+            import tensorflow as tf
+
             x = tf.constant(3)
             with tf.GradientTape() as tape:
                 tape.watch(x)

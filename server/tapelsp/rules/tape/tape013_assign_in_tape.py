@@ -50,6 +50,25 @@ class AssignInTape(Rule):
         invalid("""
             import tensorflow as tf
 
+            class ElmanCell(tf.Module):
+                def __init__(self):
+                    self.w_in = tf.Variable([[0.5, -0.5]])
+                    self.w_out = tf.Variable([[1.0], [1.0]])
+                    self.h = tf.Variable(tf.zeros((1, 2)), trainable=False)
+
+                def step(self, x):
+                    self.h.assign(tf.tanh(x @ self.w_in))
+                    return self.h @ self.w_out
+
+            cell = ElmanCell()
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(cell.step(tf.ones((1, 1))))
+            g_in, g_out = tape.gradient(loss, [cell.w_in, cell.w_out])
+        """, 10, "the state assigned inside a method, then read: the input weights get None",
+            proof=Proof(check="assert g_in is None and g_out is not None")),
+        invalid("""
+            import tensorflow as tf
+
             w = tf.Variable(2.0)
             x = tf.constant(3.0)
             acc = tf.Variable(0.0)

@@ -60,6 +60,22 @@ class TargetNotConnected(Rule):
         invalid("""
             import tensorflow as tf
 
+            def build_q():
+                return tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+
+            q_net = build_q()
+            q_target = build_q()
+            q_target.set_weights(q_net.get_weights())
+            states = tf.ones((4, 3))
+            with tf.GradientTape() as tape:
+                q = tf.reduce_sum(q_target(states), axis=1)
+                loss = tf.reduce_mean(q ** 2)
+            grads = tape.gradient(loss, q_net.trainable_variables)
+        """, 11, "the target network, a copy that follows the online one, used inside the tape: reported on that call",
+            proof=Proof(check="assert all(g is None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
             def make_net(units):
                 return tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(units)])
 
@@ -208,7 +224,7 @@ class TargetNotConnected(Rule):
         where: ast.AST = root.node
         if root.owner and others:
             other = ast.unparse(others[0].func)
-            twin = _copy_of(ctx.facts, others[0].func, root)
+            twin = _copy_of(ctx, others[0].func, root)
             if twin is not None:
                 # Two models made alike (`build_q(...)` twice): the call of the copy inside the
                 # tape is the slip, not the variable list.
@@ -235,7 +251,7 @@ class TargetNotConnected(Rule):
         ctx.report(where, message, related=related)
 
 
-def _copy_of(facts, func: ast.expr, root: Root) -> str | None:
+def _copy_of(ctx: Context, func: ast.expr, root: Root) -> str | None:
     """Is the model called in the tape a copy that tracks the root's model (a target network:
     `target.set_weights(online.get_weights())`, or its weights assigned from the online ones in
     a `zip`)? Then calling the copy inside the tape is the slip, not the variable list."""
@@ -243,14 +259,14 @@ def _copy_of(facts, func: ast.expr, root: Root) -> str | None:
     online = root.name
     if copy is None or copy == online:
         return None
-    for site in facts.calls:
+    for site in ctx.facts.calls:
         node = site.node
         if site.method == "set_weights" and site.receiver == copy and node.args:
             if any(dotted(n) == f"{online}.get_weights" for n in ast.walk(node.args[0])):
-                return f"`{copy}.set_weights({online}.get_weights())` on line {node.lineno}"
+                return f"`{copy}.set_weights({online}.get_weights())` on {ctx.where(node)}"
         if isinstance(node.func, ast.Name) and node.func.id == "zip" and len(node.args) >= 2:
             owners = [dotted(a.value) for a in node.args if isinstance(a, ast.Attribute)
                       and a.attr in ("weights", "variables", "trainable_variables", "trainable_weights")]
             if copy in owners and online in owners:
-                return f"their weights are paired in `zip(...)` on line {node.lineno}"
+                return f"their weights are paired in `zip(...)` on {ctx.where(node)}"
     return None

@@ -82,6 +82,25 @@ class StaleTape(Rule):
         invalid("""
             import tensorflow as tf
 
+            w = tf.Variable(2.0)
+
+            def collect():
+                with tf.GradientTape() as tape:
+                    logp = w * 3.0
+                return tape, logp
+
+            def update(rollout_tape, logp):
+                with tf.GradientTape() as loss_tape:
+                    loss = -logp * 2.0
+                return rollout_tape.gradient(loss, w)
+
+            tape, logp = collect()
+            g = update(tape, logp)
+        """, 13, "a tape handed in from elsewhere, asked about a loss another tape recorded",
+            proof=Proof(check="assert g is None")),
+        invalid("""
+            import tensorflow as tf
+
             policy = tf.keras.Sequential([tf.keras.layers.Dense(2)])
             optimizer = tf.keras.optimizers.SGD(0.01)
             state = tf.ones([1, 4])
