@@ -91,6 +91,39 @@ _ASSIGN_METHODS = ("assign", "assign_add", "assign_sub")
 _MUTATORS = ("append", "extend", "insert", "add", "update", "appendleft", "extendleft", "setdefault",
              "write")
 _MAX_DEPTH = 3
+# Library calls that keep a summand a summand (sums, means, adds); user functions are looked into.
+_LINEAR_CALLS = frozenset({"tensorflow.reduce_sum", "tensorflow.reduce_mean", "tensorflow.add", "tensorflow.add_n",
+                           "tensorflow.subtract", "tensorflow.multiply", "tensorflow.math.reduce_sum",
+                           "tensorflow.math.reduce_mean", "tensorflow.math.add", "tensorflow.math.add_n",
+                           "tensorflow.identity", "keras.ops.sum", "keras.ops.mean", "keras.ops.add"})
+
+
+def _mutated(flow: Flow, name: str) -> bool:
+    """Does the scope assign into an attribute (or item) of `name` (`net.layers[0].kernel = w`)?"""
+    found = flow.__dict__.get("_mutated_objects")
+    if found is None:
+        found = set()
+        for d in flow.ordered:
+            stmt = d.stmt
+            if isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    if not isinstance(target, (ast.Attribute, ast.Subscript)):
+                        continue
+                    owner = target.value
+                    while isinstance(owner, ast.Subscript):
+                        owner = owner.value
+                    while dotted(owner) is None and isinstance(owner, (ast.Attribute, ast.Subscript)):
+                        owner = owner.value
+                    text = dotted(owner)
+                    if text is not None:
+                        found.add(text)
+        flow.__dict__["_mutated_objects"] = found
+    return any(m == name or m.startswith(name + ".") for m in found)
+
+
+def _library_name(qualname: str | None) -> bool:
+    return qualname is not None and qualname.split(".")[0] in ("tensorflow", "keras", "numpy", "tensorflow_probability",
+                                                               "math", "scipy")
 # Kinds of values a tape can never differentiate (the value model's kinds).
 _PLAIN_KINDS = frozenset({"number", "str", "none", "ndarray", "np_scalar", "dtype", "shape"})
 
@@ -378,6 +411,10 @@ class Evaluator:
         # Cuts of a value leaving TensorFlow whose result is a whole summand of the target:
         # that term adds nothing to the gradient even when the rest of the target is live.
         self.lost_terms: dict[int, Cut] = {}
+        # Whether the value being evaluated is a summand of the target (see `value`); a
+        # function's return is one only when its call is (`interprocedural` says).
+        self.top_additive = True
+        self.additive = True
 
     # -- entry points --
 
@@ -391,6 +428,7 @@ class Evaluator:
             self.calls_seen.clear()
             self.lost_terms.clear()
             self.read_previous = False
+            self.additive = self.top_additive
             if recorded or self.mode == "touch" or _passthrough(expr):
                 result = self.value(expr, at)
             else:
@@ -526,9 +564,15 @@ class Evaluator:
             return DEAD
         value = _element_for(d, name)
         if self.mode == "recorded" and not self.all_recorded and not d.recorded_by(self.tape):
-            # A constant to the tape, unless it merely aliases a variable.
+            # A constant to the tape, unless it merely aliases a variable, or is an object that
+            # keeps the variable and reads it when used in the block (a TFP distribution made
+            # from it, a linear operator, a TransformedVariable).
             if _alias(value):
                 return self.value(value, d.stmt)
+            if self._keeps_variables(value):
+                # Only what it was given as it is: a tensor computed for it then is a constant.
+                kept = [a for a in (*value.args, *(k.value for k in value.keywords)) if _alias(a)]  # type: ignore[union-attr]
+                return self.join(kept, d.stmt)
             return DEAD
         result = self.value(value, d.stmt)
         if d.kind == "augassign" and result != LIVE:
@@ -544,7 +588,26 @@ class Evaluator:
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
             return MAYBE
-        return method(node, at)
+        # Is this node a summand of the target (reached through +, -, scaling and sums only)?
+        # Only there does a term made constant add nothing to the gradient by mistake.
+        outer = self.additive
+        self.additive = outer and self._linear(node)
+        try:
+            return method(node, at)
+        finally:
+            self.additive = outer
+
+    def _linear(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.BinOp):
+            return isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div))
+        if isinstance(node, ast.UnaryOp):
+            return isinstance(node.op, (ast.USub, ast.UAdd))
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return True  # a name passes its context to its definition
+        if isinstance(node, ast.Call):
+            qualname = self.facts.imports.resolve(node.func)
+            return qualname in _LINEAR_CALLS or not _library_name(qualname)
+        return False
 
     def join(self, nodes, at: ast.AST) -> int:
         result = DEAD
@@ -587,7 +650,7 @@ class Evaluator:
             right = self.value(node.right, at)
             keys = list(self.cuts)
             for status, other, added in ((left, right, keys[before:middle]), (right, left, keys[middle:])):
-                if status == DEAD and other == LIVE:
+                if status == DEAD and other == LIVE and self.additive:
                     for key in added:
                         cut = self.cuts[key]
                         if cut.kind == NUMPY:
@@ -736,7 +799,7 @@ class Evaluator:
                 status = self.value(func.value, at)
                 self.cut(NUMPY, node, f"`.{method}()`", func.value, status)
                 return DEAD
-            if method in ("predict", "predict_on_batch"):
+            if method in ("predict", "predict_on_batch") and not self._own_predict(func):
                 status = max(self.callee(func.value, at), self.join(args, at))
                 self.cut(PREDICT, node, f"`{ast.unparse(func)}`", func.value, status)
                 return DEAD
@@ -744,6 +807,28 @@ class Evaluator:
                 self.join(args, at)
                 return DEAD
         return self.call_user(node, args, at)
+
+    def _keeps_variables(self, value: ast.AST | None) -> bool:
+        model = self.home or self.values
+        if model is None or not isinstance(value, ast.Call):
+            return False
+        found = model.value(value, self.flow.scope)
+        return found.kind in ("distribution", "bijector", "linear_operator", "tfp_variable")
+
+    def _own_predict(self, func: ast.Attribute) -> bool:
+        """`model.predict(x)` on an object whose class is not a Keras model (or defines its own
+        `predict`): a method like any other, not Keras's NumPy-returning predict."""
+        model = self.home or self.values
+        if model is None:
+            return False
+        receiver = model.value(func.value, self.flow.scope)
+        cls = receiver.user_class
+        if cls is not None:
+            from .values import class_method
+
+            owner = receiver.home or model
+            return receiver.kind not in ("model", "layer") or class_method(owner.facts, cls, func.attr) is not None
+        return receiver.certain and receiver.kind not in ("model", "layer", "unknown")
 
     def _env_has(self, name: str) -> bool:
         return any(name in env for env in self.env)
@@ -832,7 +917,8 @@ class Evaluator:
         bound = self._bound_library_object(name, at)
         if bound is not None:
             return bound
-        if self.mode == "touch" and self.distinct is not None and self.distinct(name, root, at):
+        if self.mode == "touch" and self.distinct is not None and not _mutated(self.flow, name) \
+                and self.distinct(name, root, at):
             return DEAD
         if self._fresh_object_apart_from_root(func, at):
             return DEAD
@@ -855,6 +941,9 @@ class Evaluator:
         called = values.value(func, scope)
         if not fresh_construction(values, called):
             return False
+        name = dotted(func)
+        if name is not None and _mutated(self.flow, name):
+            return False  # `main_network.layers[0].kernel = w`: what it holds is set here
         root = self.root
         holder = root.name if root.owner else root.name.rpartition(".")[0]
         if not holder:
@@ -1010,12 +1099,14 @@ class Evaluator:
             return None
         if root is None:
             root = self._root_in(definition, node, bound_self)
+        additive = self.additive
         sub = Evaluator(facts, flow_of(facts, scope), self.tape, root, self.mode,
                         all_recorded=self.mode == "recorded" and (self.all_recorded or self._recorded(node)),
                         params=params, depth=self.depth + 1,
                         active_functions=self.active_functions | {definition},
                         distinct=self.distinct, resolve_function=self.resolve_function, values=self.values,
                         home=home)
+        sub.top_additive = additive
         result = DEAD
         elsewhere = home is not self.home and home is not None
         for ret in _returns(definition):

@@ -10,6 +10,7 @@ runs `Agent.act`). Shared by the FUNC013-FUNC016 rules and the value model.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from ..facts.model import CallSite, Facts, Scope, TfFunction
 
@@ -184,3 +185,78 @@ def called_under_tape(facts: Facts, methods: tuple[str, ...]) -> dict[str, "Call
             found[name] = site
     cache[methods] = found
     return found
+
+
+# --- how a scope comes to be traced ------------------------------------------------------------
+
+_KERAS_STEPS = ("train_step", "test_step", "predict_step")
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """What traces a body: `node` is the function whose trace runs it (a tf.function's def, or a
+    Keras model's train_step), `origin` what makes that a trace (the tf.function decorator or
+    call; the method itself for Keras, which wraps it in a tf.function of its own)."""
+
+    node: ast.AST
+    origin: ast.AST
+    tf_function: TfFunction | None = None
+
+    @property
+    def keras(self) -> bool:
+        return self.tf_function is None
+
+    @property
+    def how(self) -> str:
+        """"the tf.function `step`", "`train_step`, which Keras traces into a tf.function"."""
+        if self.keras:
+            return f"{function_name(self.node)}, which Keras traces into a tf.function"
+        return f"the tf.function {function_name(self.node)}"
+
+    def related(self, ctx):
+        return ctx.related(self.origin, "Keras traces this method" if self.keras else "traced by this tf.function")
+
+
+def trace_of(values, scope: Scope) -> Trace | None:
+    """The trace that runs code in `scope`, if any: lexically inside a tf.function, in a def of
+    this file that a tf.function's trace calls (by the value model), or in a Keras model's
+    train_step / test_step / predict_step (and what they define)."""
+    facts = values.facts
+    index = facts.__dict__.get("_traces")
+    if index is None:
+        index = facts.__dict__["_traces"] = _traces(values)
+    function = scope.function
+    if function is None:
+        return None
+    lexical = function.traced_by
+    if lexical is not None and lexical.node is not None:
+        return index.get(id(lexical.node)) or Trace(lexical.node, lexical.origin, lexical)
+    return index.get(id(function.node))
+
+
+def _traces(values) -> dict[int, Trace]:
+    from .values import MODEL
+
+    facts = values.facts
+    index: dict[int, Trace] = {}
+    for tf_function in facts.tf_functions:
+        if tf_function.node is None:
+            continue
+        trace = Trace(tf_function.node, tf_function.origin, tf_function)
+        index.setdefault(id(tf_function.node), trace)
+        for node in traced_functions(facts, tf_function, values):
+            index.setdefault(id(node), trace)
+    children = _children(facts)
+    for cls in facts.classes.values():
+        if values.class_kind(cls) != MODEL:
+            continue
+        for method in cls.body:
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name in _KERAS_STEPS:
+                trace = Trace(method, method)
+                pending = [method]
+                while pending:
+                    node = pending.pop()
+                    if id(node) not in index:
+                        index[id(node)] = trace
+                        pending.extend(children.get(id(node), ()))
+    return index

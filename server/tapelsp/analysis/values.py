@@ -53,7 +53,7 @@ NDARRAY, NP_SCALAR = "ndarray", "np_scalar"
 TENSOR, VARIABLE, TFP_VARIABLE = "tensor", "variable", "tfp_variable"
 MODEL, LAYER, OPTIMIZER, LOSS, METRIC, MODULE = "model", "layer", "optimizer", "loss", "metric", "module"
 TAPE, TF_FUNCTION, DATASET, ITERATOR = "tape", "tf_function", "dataset", "iterator"
-DISTRIBUTION, BIJECTOR = "distribution", "bijector"
+DISTRIBUTION, BIJECTOR, LINEAR_OPERATOR = "distribution", "bijector", "linear_operator"
 SHAPE, DTYPE, GENERATOR, SCHEDULE, INITIALIZER, OBJECT = "shape", "dtype", "generator", "schedule", "initializer", "object"
 # Plain user objects, and what the code refers to rather than computes:
 INSTANCE = "instance"      # an instance of a class defined in this file (ref: the ClassDef)
@@ -1686,6 +1686,7 @@ def describe(value: Value, line_label=lambda line: f"line {line}") -> str:
         TFP_VARIABLE: "a TFP TransformedVariable", MODEL: "a Keras model", LAYER: "a Keras layer",
         OPTIMIZER: "an optimizer", LOSS: "a Keras loss", METRIC: "a Keras metric", MODULE: "a tf.Module",
         TAPE: "a GradientTape", TF_FUNCTION: "a tf.function", DATASET: "a tf.data.Dataset",
+        LINEAR_OPERATOR: "a tf.linalg.LinearOperator",
         ITERATOR: "a Python iterator", DISTRIBUTION: "a TFP distribution", BIJECTOR: "a TFP bijector",
         INSTANCE: "an instance of `{cls}`", FUNCTION: "a function", CLASS: "the class `{cls}`",
         LIBRARY: "`{ref}`", METHOD: "a method", BUILTIN: "the builtin `{ref}`", SHAPE: "a shape",

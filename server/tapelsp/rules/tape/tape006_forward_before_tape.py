@@ -65,6 +65,29 @@ class ForwardBeforeTape(Rule):
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape",)
     examples = (
+        valid("""
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            loc = tf.Variable(0.5)
+            dist = tfp.distributions.Normal(loc=loc, scale=1.0)
+            with tf.GradientTape() as tape:
+                loss = -tf.reduce_sum(dist.log_prob([0.0, 1.0]))
+            g = tape.gradient(loss, loc)
+        """, "a TFP distribution made from a variable before the tape keeps the variable and reads it inside",
+            proof=Proof(check="assert g is not None")),
+        invalid("""
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            loc = tf.Variable(0.5)
+            raw_scale = tf.Variable(0.0)
+            q = tfp.distributions.Normal(loc=loc, scale=tf.nn.softplus(raw_scale))
+            with tf.GradientTape() as tape:
+                loss = -tf.reduce_sum(q.log_prob([0.0, 1.0]))
+            g_loc, g_scale = tape.gradient(loss, [loc, raw_scale])
+        """, 6, "but a tensor computed for it from another variable before the tape is a constant",
+            proof=Proof(check="assert g_loc is not None and g_scale is None")),
         invalid("""
             import tensorflow as tf
 
@@ -221,6 +244,7 @@ class ForwardBeforeTape(Rule):
         lookup = values_for(ctx)
         for model in models:
             pre = [d for d in slice_ if d.position < start and not recorded(d, entry)
+                   and not _deferred(lookup, d)
                    and (_calls(d.value, model) or _runs_through_helper(lookup, call, d, model))]
             if not pre:
                 continue
@@ -269,6 +293,7 @@ class ForwardBeforeTape(Rule):
             if not sources_at_call:
                 continue
             pre = [d for d in slice_ if d.position < threshold and mentions(d.value, name)
+                   and not _deferred(lookup, d, name)
                    and _reaching_ids(call, name, d.stmt) == sources_at_call]
             if not pre:
                 pre = [d for d in slice_ if d.position < threshold
@@ -315,6 +340,29 @@ def _model_refs(call: GradCall, expr: ast.expr, at: ast.AST, depth: int) -> list
         if len(defs) == 1 and defs[0].kind == "assign" and defs[0].value is not None:
             return _model_refs(call, defs[0].value, defs[0].stmt, depth + 1)
     return []
+
+
+# What a definition can make that computes nothing yet: an object that keeps the variable and
+# reads it when used inside the tape (a TFP distribution or bijector, a TransformedVariable, a
+# linear operator, a model or layer), or a function defined before the tape and called in it.
+_DEFERRED_KINDS = frozenset({"distribution", "bijector", "tfp_variable", "linear_operator", "model", "layer",
+                             "module", "instance", "function", "tf_function"})
+
+
+def _deferred(values, d: Def, name: str | None = None) -> bool:
+    """Does the definition make such an object (holding `name` as it is, when given: a tensor
+    computed from `name` for it, `tfd.Normal(scale=tf.nn.softplus(raw))`, is made right here)?"""
+    if d.value is None:
+        return False
+    if isinstance(d.value, ast.Lambda):
+        return True
+    value = values.value(d.value, values.scope_at(d.value))
+    if value.kind not in _DEFERRED_KINDS:
+        return False
+    if name is None or not isinstance(d.value, ast.Call):
+        return True
+    arguments = [*d.value.args, *(k.value for k in d.value.keywords)]
+    return not any(mentions(a, name) and dotted(a) != name for a in arguments)
 
 
 def _runs_through_helper(values, call: GradCall, d: Def, model: str) -> bool:

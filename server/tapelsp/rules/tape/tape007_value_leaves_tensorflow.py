@@ -68,6 +68,17 @@ class ValueLeavesTensorFlow(Rule):
     triggers = ("GradientTape",)
     fixable = True
     examples = (
+        valid("""
+            import tensorflow as tf
+
+            critic = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+            s, s_next = tf.ones((4, 2)), tf.zeros((4, 2))
+            with tf.GradientTape() as tape:
+                target = 1.0 + 0.9 * critic(s_next).numpy()
+                loss = tf.reduce_mean((target - critic(s)) ** 2)
+            grads = tape.gradient(loss, critic.trainable_variables)
+        """, "a bootstrapped target made a NumPy constant on purpose: it is not a summand of the loss",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
         unfixed(invalid("""
             import tensorflow as tf
 

@@ -51,6 +51,22 @@ class PredictInTape(Rule):
     triggers = ("predict", "eval(")
     fixable = True
     examples = (
+        valid("""
+            import tensorflow as tf
+
+            class Linear:
+                def __init__(self):
+                    self.w = tf.Variable([[2.0]])
+
+                def predict(self, x):
+                    return x @ self.w
+
+            model = Linear()
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(model.predict(tf.ones((3, 1))))
+            g = tape.gradient(loss, model.w)
+        """, "`predict` of a class that is not a Keras model: a method like any other",
+            proof=Proof(check="assert g.numpy().tolist() == [[3.0]]")),
         invalid("""
             import tensorflow as tf
 

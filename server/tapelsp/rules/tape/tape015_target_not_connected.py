@@ -57,6 +57,34 @@ class TargetNotConnected(Rule):
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape",)
     examples = (
+        valid("""
+            import tensorflow as tf
+
+            used = tf.Variable(2.0)
+            idle = tf.Variable(3.0)
+            with tf.GradientTape() as tape:
+                loss = used * used
+            g_used, g_idle = tape.gradient(loss, [used, idle], unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        """, "unconnected sources asked for on purpose: zeros, not None",
+            proof=Proof(check="assert float(g_used) == 4.0 and float(g_idle) == 0.0")),
+        valid("""
+            import tensorflow as tf
+
+            class Main(tf.Module):
+                def __init__(self):
+                    self.w = tf.zeros((2, 1))
+
+                def __call__(self, x):
+                    return x @ self.w
+
+            hyper = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(2)])
+            main = Main()
+            with tf.GradientTape() as tape:
+                main.w = tf.reshape(hyper(tf.ones((1, 1))), (2, 1))
+                loss = tf.reduce_sum(main(tf.ones((3, 2))))
+            grads = tape.gradient(loss, hyper.trainable_variables)
+        """, "a hypernetwork whose output becomes another object's weights inside the tape",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
         invalid("""
             import tensorflow as tf
 
@@ -194,8 +222,9 @@ class TargetNotConnected(Rule):
         values = values_for(ctx)
         recorded = {(id(r.use), r.root): r for r in analyse(facts, ctx.project, ctx.path, ctx.targets)}
         for use in gradient_uses(facts):
-            if not use.roots:
-                continue
+            if not use.roots or any(k.arg == "unconnected_gradients" for k in use.call.keywords) \
+                    or len(use.call.args) > 3:
+                continue  # unconnected sources asked for on purpose (zeros, or None)
             for root in use.roots:
                 previous = recorded.get((id(use), root))
                 if previous is None or previous.cuts:
