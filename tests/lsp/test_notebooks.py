@@ -225,3 +225,15 @@ async def test_source_fix_all_on_a_cell_edits_that_cell_only(start_editor, tmp_p
     notebook.apply(fix_all.edit)
     assert await notebook.diagnostics(3) == []
     assert codes(await notebook.diagnostics(2)) == ["FUNC001"]  # another cell's finding stays
+
+
+async def test_hover_on_a_name_in_a_cell_names_the_cell_where_it_was_made(start_editor, tmp_path):
+    editor = await start_editor("vscode")
+    notebook = Notebook(editor, tmp_path / "values.ipynb",
+                        [("code", "import tensorflow as tf\n"), ("markup", "# steps\n"),
+                         ("code", "x = tf.range(3)\n"), ("code", "y = x * 2\n")])
+    await notebook.diagnostics(3)
+    hover = await editor.hover(notebook.cell(3), notebook.at(3, "x * 2"))
+    assert hover is not None
+    assert hover.contents.value.startswith("`x`: tf.Tensor int32, eager, made on line 1 of cell 3")
+    assert hover.range == types.Range(start=notebook.at(3, "x * 2"), end=notebook.at(3, " * 2"))

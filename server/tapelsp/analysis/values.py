@@ -541,6 +541,8 @@ class ValueModel:
                 return UNKNOWN_VALUE
             dtypes = {v.dtype for v in tf_side}
             dtype = dtypes.pop() if len(dtypes) == 1 else None
+            if is_integer_dtype(dtype) and other and other[0].kind == NUMBER and other[0].dtype == "float":
+                return UNKNOWN_VALUE  # `tf.range(3) * 2.5`: TensorFlow cannot convert 2.5 to int32, it raises
             if isinstance(op, ast.Div) and is_integer_dtype(dtype):
                 dtype = "float64"
             symbolic = True if any(v.symbolic for v in tf_side) else (
@@ -886,6 +888,14 @@ class ValueModel:
                 if not data and inner.kind == TENSOR and dtype in (None, inner.dtype):
                     # An existing tensor handed back as it is (`tf.constant` of an eager tensor too).
                     return replace(inner, origin=node)
+            elif not data and api.grad in ("yes", "no", "stop") and call is not None and api.name.startswith(
+                    ("tensorflow.", "keras.ops.")):
+                # An op of plain data (`tf.reshape(tf.range(24), ...)`) is plain data too.
+                operands = [self.value(a, scope) for a in call.args if not isinstance(a, ast.Starred)]
+                tensors = [v for v in operands if v.kind in TF_VALUES]
+                data = bool(tensors) and all(v.data and v.kind == TENSOR for v in tensors) and all(
+                    v.kind in TF_VALUES | NUMPY_VALUES | {NUMBER, STR, NONE, LIST, TUPLE, SHAPE, DTYPE}
+                    for v in operands)
             symbolic = True if api.name in ("keras.Input", "keras.layers.Input", "tensorflow.placeholder") \
                 else self.traced(scope)
             return Value(TENSOR, True, dtype=dtype, symbolic=symbolic, origin=node, data=data)

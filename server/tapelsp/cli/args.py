@@ -39,6 +39,8 @@ class Options:
     quiet: bool = False
     list_rules: bool = False
     explain: str | None = None
+    # --values FILE[:LINES]: what the value model thinks each name there holds.
+    values: str | None = None
     version: bool = False
     # Language server transport (used when --check is not given): None means stdio.
     tcp: int | None = None
@@ -91,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="check files, directories (recursively) or `-` for standard input")
     modes.add_argument("--list-rules", action="store_true", help="list every rule and exit")
     modes.add_argument("--explain", metavar="CODE", help="show the documentation of one rule and exit")
+    modes.add_argument("--values", metavar="FILE[:LINES]",
+                       help="show what tapelsp infers each name on those lines holds (LINES: 12 or 10-20; all "
+                            "lines without) and exit")
     modes.add_argument("--version", action="store_true", help="print the version and exit")
     modes.add_argument("--stdio", action="store_true",
                        help="serve the Language Server Protocol on standard input/output (the default without --check)")
@@ -185,7 +190,7 @@ def parse_args(argv: list[str] | None = None) -> Options:
         exit_zero=namespace.exit_zero, tensorflow_version=tensorflow_version,
         config=namespace.config, isolated=namespace.isolated, jobs=namespace.jobs,
         no_cache=namespace.no_cache, cache_dir=namespace.cache_dir,
-        quiet=namespace.quiet, list_rules=namespace.list_rules, explain=namespace.explain,
+        quiet=namespace.quiet, list_rules=namespace.list_rules, explain=namespace.explain, values=namespace.values,
         version=namespace.version, tcp=namespace.tcp,
         fix=namespace.fix, unsafe_fixes=namespace.unsafe_fixes, diff=namespace.diff,
         probe=probe_options(namespace),

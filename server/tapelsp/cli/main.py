@@ -88,6 +88,8 @@ def _main(argv: list[str] | None) -> int:
             raise UsageError(f"unknown rule code {options.explain!r} (see `tapelsp --list-rules`)")
         sys.stdout.write(text)
         return EXIT_CLEAN
+    if options.values is not None:
+        return _values(options)
     if not options.check:
         if options.paths or options.stdin_filename is not None:
             raise UsageError("PATHS are checked with `tapelsp --check PATHS`; without --check tapelsp "
@@ -107,6 +109,60 @@ def _main(argv: list[str] | None) -> int:
     sys.stdout.write(render(options.output_format, results, quiet=options.quiet, unsafe_fixes=options.unsafe_fixes))
     sys.stdout.flush()
     return _exit_code(options, results)
+
+
+def _values(options: Options) -> int:
+    """`--values FILE[:LINES]`: each name on those lines with what the value model says it holds."""
+    import re
+
+    from ..files import UnreadableFile, decode_notebook, decode_python, is_notebook, read_bytes
+    from ..inspect_values import describe_lines
+    from .run import project_for
+
+    spec = options.values or ""
+    match = re.fullmatch(r"(?P<path>.+?)(?::(?P<first>\d+)(?:-(?P<last>\d+))?)?", spec)
+    assert match is not None
+    path = match.group("path")
+    lines = None
+    if match.group("first"):
+        first = int(match.group("first"))
+        lines = set(range(first, int(match.group("last") or first) + 1))
+    resolver = Resolver(options)
+    try:
+        data = read_bytes(resolver.absolute(path))
+        source = decode_notebook(data) if is_notebook(path) else decode_python(data)
+    except UnreadableFile as error:
+        raise UsageError(f"cannot read {path}: {error}") from None
+    settings = resolver.settings_for(path)
+    project = project_for(resolver.project_root(path))
+    label = None
+    cells = None
+    if is_notebook(path):
+        from ..notebook import _locate, code_cells, join_cells
+
+        text, cells = join_cells(code_cells(source.text))
+
+        def label(line: int) -> str:
+            cell = _locate(cells, line - 1)
+            return f"line {line - cell.first_line} of cell {cell.number}"
+    else:
+        text = source.text
+    found = describe_lines(text, lines if cells is None else None, path=resolver.absolute(path), project=project,
+                           targets=resolver.targets_for(settings), line_label=label)
+    shown = resolver.display(path)
+    for item in found:
+        if cells is not None:
+            from ..notebook import _locate
+
+            cell = _locate(cells, item.line - 1)
+            line = item.line - cell.first_line
+            if lines is not None and line not in lines:
+                continue
+            where = f"{shown}[cell {cell.number}]:{line}:{item.column + 1}"
+        else:
+            where = f"{shown}:{item.line}:{item.column + 1}"
+        sys.stdout.write(f"{where}: {item.text}\n")
+    return EXIT_CLEAN
 
 
 def _wants_fixes(options: Options) -> bool:

@@ -65,6 +65,23 @@ class FixAll:
 
 
 @dataclass(frozen=True)
+class Describe:
+    """What the value model says the name at a position holds (hover). `line` is 0-based in
+    the analysed program (a notebook's joined cells), `column` 0-based in code points."""
+
+    check: Check
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Described:
+    text: str | None  # "`x`: tf.Tensor float32, eager, made on line 4", or None
+    # 0-based (line, start column, end column) of the name in the analysed program.
+    span: tuple[int, int, int] | None = None
+
+
+@dataclass(frozen=True)
 class Status:
     """Ask a worker about itself (which process, whether TensorFlow got imported)."""
 

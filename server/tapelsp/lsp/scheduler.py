@@ -286,6 +286,16 @@ class Scheduler:
                         offered=checked.offered, worker=checked.worker, statements=checked.statements,
                         built=checked.built)
 
+    async def describe(self, snapshot: Snapshot, line: int, column: int) -> jobs.Described | None:
+        """What the value model says the name at (line, column) of the analysed program holds."""
+        if snapshot.excluded or source_size(snapshot.source) > MAX_ANALYSED_CHARACTERS:
+            return None
+        try:
+            return await self._pool.run(jobs.Describe(self._check_job(snapshot), line, column), priority=FIXES)
+        except WorkerError as error:
+            log.error("describing a value in %s failed: %s", snapshot.key, error)
+            return None
+
     # -- helpers ---------------------------------------------------------------------------
     def _deliver(self, analysis: Analysis) -> None:
         try:

@@ -84,6 +84,8 @@ class Engine:
             return self.build_fixes(job)
         if isinstance(job, jobs.FixAll):
             return self.fix_all(job)
+        if isinstance(job, jobs.Describe):
+            return self.describe(job)
         if isinstance(job, jobs.Status):
             return jobs.WorkerStatus(os.getpid(), "tensorflow" in sys.modules, len(sys.modules))
         return jobs.Failed(f"unknown job {type(job).__name__}")
@@ -192,6 +194,31 @@ class Engine:
             self._checkers.popitem(last=False)
         return known[1]
 
+    def describe(self, job: jobs.Describe) -> jobs.Described:
+        """Hover: the value model's view of the name under the cursor."""
+        from ..inspect_values import describe_at
+
+        source = job.check.source
+        settings = job.check.settings
+        project = self.project(job.check.project_root, job.check.project_generation)
+        label = None
+        if source.kind == jobs.NOTEBOOK:
+            from ..notebook import _locate, join_cells
+
+            text, cells = join_cells([(index + 1, cell) for index, (kind, cell) in enumerate(source.cells)
+                                      if kind == "code"])
+
+            def label(line: int) -> str:
+                cell = _locate(cells, line - 1)
+                return f"line {line - cell.first_line} of cell {cell.number}"
+        else:
+            text = neutralise_for_hover(source)
+        found = describe_at(text, job.line, job.column, path=source.path, project=project,
+                            targets=self.targets(settings), line_label=label)
+        if found is None:
+            return jobs.Described(None)
+        return jobs.Described(found.text, (found.line - 1, found.column, found.end_column))
+
     def build_fixes(self, job: jobs.BuildFixes) -> jobs.BuiltFixes:
         started = time.perf_counter()
         offers = self.offers.get(job.check.key, job.check.ident)
@@ -234,6 +261,14 @@ class Engine:
         result = apply_fixes(source.text, source.path, job.settings, targets, project=project)
         text = result.text if result.text != source.text else None
         return jobs.Fixed(text, (), len(result.fixed), result.problems, time.perf_counter() - started)
+
+
+def neutralise_for_hover(source: jobs.Source) -> str:
+    if source.magics:
+        from ..notebook import neutralise_magics
+
+        return neutralise_magics(source.text)
+    return source.text
 
 
 def _without_fix_on_changed_lines(violation: Any, original: str, neutralised: str) -> Any:

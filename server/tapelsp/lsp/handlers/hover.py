@@ -1,5 +1,6 @@
 """textDocument/hover: the rule's documentation, on a finding or on a code in a suppression
-comment (`# tapelsp: ignore[TAPE001]`, `# noqa: FUNC001`)."""
+comment (`# tapelsp: ignore[TAPE001]`, `# noqa: FUNC001`); on a name, what tapelsp infers it
+holds (the value model, asked of a worker: "`x`: tf.Tensor float32, eager, made on line 4")."""
 
 from __future__ import annotations
 
@@ -42,13 +43,20 @@ def register(server: "TapeLanguageServer") -> None:
         if analysis is None or analysis.error is not None:
             return None
         here = Range(position, position)
+        snapshot = analysis.snapshot
+        target_lines = (snapshot.lines if not snapshot.is_notebook
+                        else snapshot.cell_by_uri(uri).lines)  # type: ignore[union-attr]
+        value = await _value_at(ls, snapshot, uri, position)
         for violation in findings_of(analysis, uri):
             if violation.range.start <= here.start <= violation.range.end:
-                target_lines = (analysis.snapshot.lines if not analysis.snapshot.is_notebook
-                                else analysis.snapshot.cell_by_uri(uri).lines)  # type: ignore[union-attr]
                 return _hover(ls, violation.code, to_client_range(target_lines, violation.range, encoding),
-                              violation.message)
-        return None
+                              violation.message, value[0] if value else None)
+        if value is None:
+            return None
+        text, rng = value
+        kind = types.MarkupKind.Markdown if ls.session.features.hover_markdown else types.MarkupKind.PlainText
+        return types.Hover(contents=types.MarkupContent(kind=kind, value=text),
+                           range=to_client_range(target_lines, rng, encoding))
 
 
 def code_in_comment(line: str, position: Position) -> Optional[tuple[str, Range]]:
@@ -77,10 +85,40 @@ def rule_markdown(code: str) -> Optional[str]:
     return f"# {code}: {len(family)} rules\n\n{rows}\n"
 
 
-def _hover(ls: "TapeLanguageServer", code: str, rng: types.Range, message: str | None = None) -> Optional[types.Hover]:
+async def _value_at(ls: "TapeLanguageServer", snapshot, uri: str, position: Position) -> tuple[str, Range] | None:
+    """What tapelsp infers the name under the cursor holds, and where the name is (in the
+    document, or in the cell for a notebook)."""
+    offset = 0
+    if snapshot.is_notebook:
+        cell = snapshot.cell_by_uri(uri)
+        if cell is None or not cell.python:
+            return None
+        offset = _cell_offset(snapshot, cell.number)
+        if offset is None:
+            return None
+    described = await ls.session.scheduler.describe(snapshot, position.line + offset, position.column)
+    if described is None or described.text is None or described.span is None:
+        return None
+    line, start, end = described.span
+    return described.text, Range(Position(line - offset, start), Position(line - offset, end))
+
+
+def _cell_offset(snapshot, number: int) -> int | None:
+    """The 0-based line where cell `number` starts in the program the worker analyses."""
+    from ...notebook import join_cells
+
+    cells = [(index + 1, text) for index, (kind, text) in enumerate(snapshot.source.cells) if kind == "code"]
+    _text, mapped = join_cells(cells)
+    return next((cell.first_line for cell in mapped if cell.number == number), None)
+
+
+def _hover(ls: "TapeLanguageServer", code: str, rng: types.Range, message: str | None = None,
+           value: str | None = None) -> Optional[types.Hover]:
     text = rule_markdown(code)
     if text is None:
         return None
+    if value:
+        text = f"{value}\n\n---\n\n{text}"
     if message:
         text = f"**{code}**: {message}\n\n---\n\n{text}"
     kind = types.MarkupKind.Markdown if ls.session.features.hover_markdown else types.MarkupKind.PlainText
