@@ -434,3 +434,25 @@ def test_flags_are_not_first_call_guards_but_none_checks_are() -> None:
                 return self.extra(x)
     """)
     assert flagged(source) == [("FUNC003", 12), ("FUNC003", 14)]
+
+
+def test_a_layer_made_in_a_helper_the_trace_calls() -> None:
+    """The helper runs while the tf.function traces, so its Dense is made on every trace
+    (TensorFlow 2.21: ValueError "tf.function only supports singleton tf.Variables created on
+    the first call"), like FUNC003's examples in the body itself. No fix: the helper may run
+    outside the trace too."""
+    source = (
+        "import tensorflow as tf\n\n"
+        "encoder = tf.keras.Sequential([tf.keras.layers.Dense(4)])\n"
+        "encoder.build((None, 3))\n\n"
+        "def project(features):\n"
+        "    head = tf.keras.layers.Dense(2)\n"
+        "    return head(features)\n\n"
+        "@tf.function\n"
+        "def embed(x):\n"
+        "    return project(encoder(x))\n\n"
+        "z = embed(tf.ones([2, 3]))\n"
+    )
+    assert flagged(source) == [("FUNC003", 7)]
+    [finding] = [v for v in tapelsp.check_source(source, "t.py", Settings()) if v.code == "FUNC003"]
+    assert "inside `project`, which the tf.function `embed` calls" in finding.message

@@ -7,8 +7,8 @@ from ...model import Severity
 from ...versions import Version, VersionRange
 from ._fixes import hoist_offer
 from ...analysis.guards import created_lazily, eager_context, used_after_construction, variable_error
-from ...analysis.traced import function_name
-from ...analysis.values import OPTIMIZER, ValueModel, values_for
+from ...analysis.traced import function_name, trace_of
+from ...analysis.values import FUNCTION, LIBRARY, OPTIMIZER, ValueModel, values_for
 from ..tape._fixes import unfixed
 from ..base import Context, Proof, Rule, invalid, valid
 
@@ -24,7 +24,9 @@ class OptimizerInFunction(Rule):
     """
     ## What it does
     Finds a Keras optimizer (or a TF1 `tf.compat.v1.train.*Optimizer`) constructed in the
-    body of a `tf.function` without a first-call guard, and a tf.function that applies
+    body of a `tf.function` without a first-call guard (directly, through a factory function
+    of the file or the project that constructs one on every call, in a helper the trace
+    calls, or in a Keras model's `train_step`), and a tf.function that applies
     gradients with an optimizer passed as an argument when the calls in this file pass it
     two different optimizers (a GAN's generator and discriminator optimizers through one
     `train_step(opt, ...)`).
@@ -68,7 +70,8 @@ class OptimizerInFunction(Rule):
     summary = "Keras optimizer constructed inside a tf.function, or several optimizers through one"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
-    triggers = ("optimizers", "Optimizer")
+    # An optimizer made here, or by a factory of the project called from a tf.function here.
+    triggers = ("optimizers", "Optimizer", ".function", "import function")
     fixable = True
     examples = (
         invalid("""
@@ -335,6 +338,26 @@ class OptimizerInFunction(Rule):
             step(sgd2, w2)
         """, "Keras 3's plain SGD has no slot variables",
             proof=Proof(check="assert abs(float(w1) - 0.8) < 1e-6 and abs(float(w2) - 1.6) < 1e-6")),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(1.0)
+
+            def make_optimizer(lr):
+                return tf.keras.optimizers.Adam(lr)
+
+            @tf.function
+            def step():
+                optimizer = make_optimizer(0.1)
+                with tf.GradientTape() as tape:
+                    loss = w * w
+                optimizer.apply_gradients([(tape.gradient(loss, w), w)])
+                return loss
+
+            step()
+        """, 10, "a factory that constructs an optimizer on every call (no fix: the factory may take the call's "
+                 "arguments)",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")))),
     )
 
     def check(self, ctx: Context) -> None:
@@ -350,9 +373,15 @@ class OptimizerInFunction(Rule):
     def _constructed_in_body(self, ctx: Context, values: ValueModel, wording: str) -> None:
         facts = ctx.facts
         for site in facts.calls:
-            traced = site.scope.traced_by
-            if traced is None or not _constructs_optimizer(site.node, site.scope, values):
+            traced = trace_of(values, site.scope)
+            if traced is None:
                 continue
+            made = _constructs_optimizer(site.node, site.scope, values)
+            if made is None:
+                continue
+            function = site.scope.function
+            if function is not None and function.node is not traced.node and _factory(function.node, values):
+                continue  # reported where the trace calls the factory
             if created_lazily(site.node, site.guards, facts):
                 continue
             eager = eager_context(site.node, facts)
@@ -361,8 +390,11 @@ class OptimizerInFunction(Rule):
             when = self._creates_variables(site.node, site.scope, values)
             if when is None:
                 continue
-            where = function_name(traced.node)
-            related = [ctx.related(traced.origin, "traced by this tf.function")]
+            where = traced.how if function is None or function.node is traced.node else \
+                f"{function_name(function.node)}, which {traced.how} calls"
+            if made != "constructor":
+                where += f" (by `{ast.unparse(site.node.func)}`, which constructs one on every call)"
+            related = [traced.related(ctx)]
             if isinstance(when, ast.AST):
                 related.append(ctx.related(when, "its slot variables are created here"))
                 how = "it creates its slot variables when it is applied, on every trace"
@@ -370,11 +402,11 @@ class OptimizerInFunction(Rule):
                 how = "its constructor creates the `iterations` variable on every trace"
             ctx.report(
                 site.node,
-                f"Optimizer constructed inside the tf.function {where}: {how}, and TensorFlow raises "
+                f"Optimizer constructed inside {where}: {how}, and TensorFlow raises "
                 f"ValueError \"{wording}\" Construct the optimizer once outside the function (in `__init__` or "
                 "at module level), or behind a first-call guard (`if self.optimizer is None:`).",
                 related=related,
-                fix=_hoist(ctx, site, traced.node),
+                fix=_hoist(ctx, site, traced.node) if made == "constructor" and not traced.keras else None,
             )
 
     def _creates_variables(self, call: ast.Call, scope: Scope, values: ValueModel) -> ast.AST | bool | None:
@@ -454,10 +486,33 @@ class OptimizerInFunction(Rule):
         return True
 
 
-def _constructs_optimizer(call: ast.Call, scope: Scope, values: ValueModel) -> bool:
-    """Does this call make a new optimizer (a constructor, `keras.optimizers.get`)?"""
+def _constructs_optimizer(call: ast.Call, scope: Scope, values: ValueModel) -> str | None:
+    """"constructor" when this call makes a new optimizer (a constructor, `keras.optimizers.get`),
+    "factory" when it calls a function (of this file or the project's) every `return` of which
+    constructs one; else None."""
+    called = values.value(call.func, scope)
+    if called.kind not in (LIBRARY, FUNCTION):
+        return None  # (cheap: most calls in a traced body are methods and ops)
     made = values.value(call, scope)
-    return made.is_(OPTIMIZER) and made.origin is call
+    if not made.is_(OPTIMIZER):
+        return None
+    if made.origin is call:
+        return "constructor"
+    if called.kind != FUNCTION or not _factory(called.ref, called.home or values):
+        return None
+    return "factory"
+
+
+def _factory(function: ast.AST, values: ValueModel) -> bool:
+    """A def every `return` of which constructs an optimizer (`values` is its file's model)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    returns = [node for node in ast.walk(function) if isinstance(node, ast.Return)]
+    for node in returns:
+        value = values.value(node.value) if node.value is not None else None
+        if value is None or not value.is_(OPTIMIZER) or value.origin is not node.value:
+            return False
+    return bool(returns)
 
 
 def _hoist(ctx: Context, site, traced_node: ast.AST | None):

@@ -5,19 +5,23 @@ import ast
 from ...model import Severity
 from ...versions import VersionRange
 from ._fixes import hoist_offer, snake_case
+from ..tape._fixes import unfixed
 from ...analysis import library
 from ...analysis.guards import created_lazily, eager_context, parents, used_after_construction, variable_error
-from ...analysis.traced import function_name
-from ...analysis.values import LAYER, MODEL, ValueModel, values_for
+from ...analysis.traced import function_name, trace_of
+from ...analysis.values import LAYER, METRIC, MODEL, ValueModel, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
 class LayerInFunction(Rule):
     """
     ## What it does
     Finds a Keras layer or model constructed in the body of a `tf.function` and used there
-    (called, added to a model, or stored and read again), without a first-call guard such
-    as `if self.dense is None:`. Layers without variables (`Flatten`, `ReLU`, pooling,
-    `Concatenate`...) are left alone, and so are Keras 2's `Dropout` layers.
+    (called, added to a model, or stored and read again), or a Keras metric constructed
+    there, without a first-call guard such as `if self.dense is None:`. Also in a helper the
+    tf.function's trace calls, and in a Keras model's `train_step` / `test_step` /
+    `predict_step`, which Keras traces into a tf.function. Layers without variables
+    (`Flatten`, `ReLU`, pooling, `Concatenate`...) are left alone, and so are Keras 2's
+    `Dropout` layers.
 
     ## Why is this bad?
     A layer creates its weights when it is first called. Constructed inside the body, a
@@ -50,10 +54,10 @@ class LayerInFunction(Rule):
 
     code = "FUNC003"
     name = "layer-created-in-tf-function"
-    summary = "Keras layer or model constructed inside a tf.function body on every trace"
+    summary = "Keras layer, model or metric constructed inside a tf.function body on every trace"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
-    triggers = ("Layer", "layers", "Sequential", "Model", "applications")
+    triggers = ("Layer", "layers", "Sequential", "Model", "applications", "metrics")
     fixable = True
     examples = (
         invalid("""
@@ -302,6 +306,49 @@ class LayerInFunction(Rule):
             b = build(tf.ones([2, 3]))
         """, "layers built in a plain Python function",
             proof=Proof(check="assert a.shape == b.shape == (2, 4)")),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(1, activation="sigmoid")])
+            model.build((None, 3))
+
+            @tf.function
+            def evaluate(x, y):
+                auc = tf.keras.metrics.AUC(num_thresholds=20)
+                auc.update_state(y, model(x))
+                return auc.result()
+
+            score = evaluate(tf.ones([4, 3]), tf.constant([[0.0], [1.0], [0.0], [1.0]]))
+        """, 8, "a Keras metric makes its variables when constructed; no fix: one metric made once would "
+                "accumulate across calls",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")))),
+        unfixed(invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            class Net(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.body = tf.keras.layers.Dense(4)
+
+                def call(self, x):
+                    return self.body(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    head = tf.keras.layers.Dense(1)
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((head(self(x)) - y) ** 2)
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss}
+
+            net = Net()
+            net.compile(optimizer="sgd")
+            net.fit(np.ones((8, 3), "float32"), np.zeros((8, 1), "float32"), epochs=1, verbose=0)
+        """, 14, "in a Keras model's train_step, which fit traces (no fix: the head belongs in __init__, with the "
+                 "optimizer built for it)",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")))),
     )
 
     def check(self, ctx: Context) -> None:
@@ -309,7 +356,7 @@ class LayerInFunction(Rule):
         values = values_for(ctx)
         wording = variable_error(ctx.targets.tensorflow)
         for site in facts.calls:
-            traced = site.scope.traced_by
+            traced = trace_of(values, site.scope)
             if traced is None:
                 continue
             described = _stateful_construction(site.node, values)
@@ -322,21 +369,25 @@ class LayerInFunction(Rule):
             eager = eager_context(site.node, facts)
             if eager is not None and "init_scope" not in eager:
                 continue
-            applications = described.startswith("The pretrained model")
+            made_at_once = described.startswith(("The pretrained model", "The Keras metric"))
             use = used_after_construction(site.node, site.scope, facts)
-            if use is None and not applications:
+            if use is None and not made_at_once:
                 continue
-            related = [ctx.related(traced.origin, "traced by this tf.function")]
+            related = [traced.related(ctx)]
             if use is not None and getattr(use, "lineno", site.node.lineno) != site.node.lineno:
                 related.append(ctx.related(use, "used here, which creates its variables"))
+            function = site.scope.function
+            where = traced.how if function is None or function.node is traced.node else \
+                f"{function_name(function.node)}, which {traced.how} calls"
             ctx.report(
                 site.node,
-                f"{described} is constructed inside the tf.function {function_name(traced.node)}: it creates "
+                f"{described} is constructed inside {where}: it creates "
                 f"new variables on every trace, and TensorFlow raises ValueError \"{wording}\" Construct it "
                 "once outside the function (in `__init__`/`build`, or at module level) and only call it here, "
                 "or create it behind a first-call guard (`if self.layer is None:`).",
                 related=related,
-                fix=_hoist(ctx, site, traced.node),
+                # A metric made once accumulates across calls: moving it out changes what it reports.
+                fix=None if described.startswith("The Keras metric") or traced.keras else _hoist(ctx, site, traced.node),
             )
 
 
@@ -358,9 +409,12 @@ def _stateful_construction(call: ast.Call, values: ValueModel) -> str | None:
     qualname = values.facts.imports.resolve(call.func)
     if qualname is not None:
         api = library.api(qualname)
-        if api is None or api.kind not in (LAYER, MODEL) or not api.name.startswith("keras."):
+        if api is None or api.kind not in (LAYER, MODEL, METRIC) or not api.name.startswith("keras."):
             return None
         last = qualname.rsplit(".", 1)[-1]
+        if api.kind == METRIC:
+            # Keras metrics make their variables when constructed.
+            return f"The Keras metric `{last}`" if api.has("creates") else None
         if qualname.startswith("keras.applications."):
             return f"The pretrained model `{last}` (its weights are created when it is constructed)"
         what = "model" if api.kind == MODEL else "layer"
