@@ -107,24 +107,29 @@ class Project:
     """The Python files under one root, read on demand."""
 
     def __init__(self, root: str, *, max_entries: int = 256, max_bytes: int = 1_000_000,
-                 budget_seconds: float = 2.0, max_depth: int = 4) -> None:
+                 budget_seconds: float = 2.0, max_depth: int = 4, index_ttl: float = FILE_LOOKUP_TTL) -> None:
         self.root = os.path.abspath(root)
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self.budget_seconds = budget_seconds
         self.max_depth = max_depth
+        # Seconds the index of who imports what is reused (an editor's files change; a
+        # command-line run's do not: it passes infinity).
+        self.index_ttl = index_ttl
         self._spent = 0.0
         self._cache: OrderedDict[str, tuple[int, int, ModuleSummary | None]] = OrderedDict()
         self._files: OrderedDict[tuple, tuple[float, str | None]] = OrderedDict()
         self._lock = threading.Lock()
         self._index: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
         self._index_time: float | None = None
+        self._by_module: dict[str, list[str]] = {}
+        self._importers: dict[tuple[str, str], list[str]] = {}
         self._index_files: dict[str, tuple[tuple[int, int], tuple[frozenset[str], frozenset[str]]]] = {}
 
     def __getstate__(self) -> dict:
         """Picklable for worker processes: the settings travel, the caches and the lock do not."""
         return {"root": self.root, "max_entries": self.max_entries, "max_bytes": self.max_bytes,
-                "budget_seconds": self.budget_seconds, "max_depth": self.max_depth}
+                "budget_seconds": self.budget_seconds, "max_depth": self.max_depth, "index_ttl": self.index_ttl}
 
     def __setstate__(self, state: dict) -> None:
         root = state.pop("root")
@@ -195,20 +200,28 @@ class Project:
         module = os.path.splitext(os.path.basename(path))[0]
         if module == "__init__":
             module = os.path.basename(os.path.dirname(path))
-        index = self._import_index()
-        here = os.path.dirname(os.path.abspath(path))
-        found = [(os.path.dirname(other) != here, other) for other, (modules, names) in index.items()
-                 if other != os.path.abspath(path) and module in modules and (name in names or module in names
-                                                                               or not names)]
-        return [other for _far, other in sorted(found)]
+        index, by_module = self._import_index()
+        path = os.path.abspath(path)
+        key = (path, name)
+        answers = self._importers
+        if key in answers:
+            return answers[key]
+        here = os.path.dirname(path)
+        found = []
+        for other in by_module.get(module, ()):
+            modules, names = index[other]
+            if other != path and (name in names or module in names or not names):
+                found.append((os.path.dirname(other) != here, other))
+        answers[key] = [other for _far, other in sorted(found)]
+        return answers[key]
 
-    def _import_index(self) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    def _import_index(self) -> tuple[dict[str, tuple[frozenset[str], frozenset[str]]], dict[str, list[str]]]:
         now = time.monotonic()
         with self._lock:
-            if self._index_time is not None and now - self._index_time < FILE_LOOKUP_TTL:
-                return self._index
+            if self._index_time is not None and now - self._index_time < self.index_ttl:
+                return self._index, self._by_module
         index: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
-        for path, stat in _python_files(self.root, MAX_INDEXED_FILES):
+        for path, stat in _python_files(os.path.abspath(self.root), MAX_INDEXED_FILES):
             key = (stat.st_mtime_ns, stat.st_size)
             cached = self._index_files.get(path)
             if cached is not None and cached[0] == key:
@@ -217,9 +230,13 @@ class Project:
             entry = _imports_of(path, self.max_bytes)
             self._index_files[path] = (key, entry)
             index[path] = entry
+        by_module: dict[str, list[str]] = {}
+        for path, (modules, _names) in index.items():
+            for module in modules:
+                by_module.setdefault(module, []).append(path)
         with self._lock:
-            self._index, self._index_time = index, now
-        return index
+            self._index, self._index_time, self._by_module, self._importers = index, now, by_module, {}
+        return index, by_module
 
     # --- summaries ---------------------------------------------------------------
 

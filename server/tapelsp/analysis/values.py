@@ -279,6 +279,7 @@ class ValueModel:
         self.path = path
         self.reads = reads
         self._memo: dict[tuple[int, int], Value] = {}
+        self._definitions: dict[tuple, Value] = {}
         self._active: set[tuple] = set()
         self._params: dict[tuple[int, str], Value] = {}
         self._returns: dict[int, Value] = {}
@@ -399,17 +400,24 @@ class ValueModel:
         return self._settle(key, cycles, result)
 
     def definition(self, d: Def, name: str, scope: Scope) -> Value:
-        """The value one definition gives `name`."""
+        """The value one definition gives `name` (kept once it depends on nothing still being
+        computed: names of enclosing scopes and modules are looked up again and again)."""
         key = ("def", id(d), name)
+        found = self._definitions.get(key)
+        if found is not None:
+            return found
         if key in self._active:
             return self._cycle(key)
         self._active.add(key)
-        cycles = len(self._cycles)
+        cycles, cuts = len(self._cycles), self._cut_count
         try:
             result = self._definition(d, name, scope)
         finally:
             self._active.discard(key)
-        return self._settle(key, cycles, result)
+        result = self._settle(key, cycles, result)
+        if self._cut_count == cuts and len(self._cycles) == cycles and result is not _CYCLE:
+            self._definitions[key] = result
+        return result
 
     # --- expressions ----------------------------------------------------------------------------
 

@@ -67,7 +67,7 @@ def project_for(root: str | None) -> Any:
     if found is None:
         from ..project import Project
 
-        found = _projects[root] = Project(root)
+        found = _projects[root] = Project(root, index_ttl=float("inf"))  # files do not change during a run
     found.begin_check()
     return found
 
