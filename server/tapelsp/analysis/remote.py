@@ -131,10 +131,9 @@ def resolve_import(view: ModuleView, name: str, project, depth: int = 0) -> tupl
     if project is None or depth > 3 or name not in view.imported:
         return None
     module, attr, level = view.imported[name]
-    try:
-        path = project.module_file(module, level, view.path)
-    except Exception:  # a broken project index must not break a rule
-        return None
+    from .modules import module_path
+
+    path = module_path(project, view.path, module, level)
     if path is None:
         return None
     remote = _remote_view(path)

@@ -695,8 +695,8 @@ class ValueModel:
         kind = func.kind
         owner = func.home or self
         if kind == LIBRARY:
-            if func.home is not None:
-                return UNKNOWN_VALUE  # calling a module
+            if func.home is not None or not isinstance(func.ref, str):
+                return UNKNOWN_VALUE  # calling a module, or an import the table cannot name
             return self._library_call(func.ref, node, scope)
         if kind == BUILTIN:
             return self._builtin_call(func.ref, node, scope)
@@ -705,6 +705,8 @@ class ValueModel:
         if kind == FUNCTION:
             return _adopt(owner._made_per_call(owner.returns(func.ref), func.ref, node, owner is self), owner, self)
         if kind == CLASS:
+            if not isinstance(func.ref, ast.ClassDef):
+                return UNKNOWN_VALUE  # one of several classes
             return _adopt(owner.instance(func.ref, node), owner, self)
         if kind == TF_FUNCTION:
             target = func.ref
@@ -781,6 +783,8 @@ class ValueModel:
 
     def _method_call(self, func: Value, node: ast.Call, scope: Scope) -> Value:
         receiver: Value = func.ref
+        if not isinstance(receiver, Value):
+            return UNKNOWN_VALUE  # a method of one of several values
         attr = func.attr or ""
         cls = receiver.user_class
         if cls is not None:
@@ -1365,7 +1369,11 @@ class ValueModel:
             callers = self.remote_callers(function)
         default = _default(function, name)
         if not callers:
-            return []
+            # Nobody here calls it: the default, as a maybe (another module may pass anything).
+            if default is None:
+                return []
+            scope = self.facts.function_scopes[function].parent or self.facts.module
+            return [self.value(default, scope).maybe()]
         found: list[Value] = []
         params = _positional(function)
         keyword_only = {a.arg for a in function.args.kwonlyargs}  # type: ignore[union-attr]
