@@ -683,3 +683,37 @@ def test_a_for_target_is_unpacked_and_a_tf_function_method_returns_where_it_is_c
     out = value_at(source, 18)
     assert kind(out) == ("tensor", "float32", "certain") and out.symbolic is False
     assert kind(value_at(source, 19)) == ("number", "float", "certain")  # self.lr feeds itself in decay()
+
+
+def test_a_call_of_one_of_two_library_functions_is_unknown():
+    source = """
+        import random
+        from tf_keras.src.saving import serialization_lib, legacy_serialization
+        fn = serialization_lib.serialize_keras_object
+        if random.random() > 0.5:
+            fn = legacy_serialization.serialize_keras_object
+        out = fn(3)
+    """
+    assert value_at(source, 7).kind == "unknown"
+
+
+def test_a_call_of_one_of_two_classes_or_methods_is_unknown():
+    source = """
+        import random
+
+        class A:
+            def f(self):
+                return 1
+
+        class B:
+            def g(self):
+                return 2
+
+        cls = A if random.random() > 0.5 else B
+        made = cls()
+        a, b = A(), B()
+        method = a.f if random.random() > 0.5 else b.g
+        out = method()
+    """
+    assert value_at(source, 13).kind == "unknown"
+    assert value_at(source, 16).kind in ("unknown", "number")
