@@ -14,7 +14,8 @@ of that applicability was offered (`+` joins several) and per applicability:
 * cured       - neither: the symptom is gone and the program ends as the original did;
 * unchanged   - no fix of that applicability was offered, or applying it changed nothing.
 
-The unsafe row of a mutant is counted only when it was offered an unsafe fix (otherwise the
+A crash is also marked when the mutant itself already ended in an exception (the fix moved the
+failure rather than introduced one). The unsafe row of a mutant is counted only when it was offered an unsafe fix (otherwise the
 unsafe run is the safe run again). Originals must come out byte-identical; any that changed is
 listed. The fixed texts of crashes are kept in .cache/bench/inject/fixes/crashed/ for reading.
 """
@@ -119,6 +120,7 @@ def main() -> None:
         orig_fixed = {mode: apply_fixes(server, base / "originals", orig_entries, mode) for mode in MODES}
 
         table = defaultdict(Counter)
+        crashed_before = Counter()
         records = []
         crashed_dir = CACHE / "fixes" / "crashed"
         for i, mt in enumerate(confirmed, 1):
@@ -137,6 +139,10 @@ def main() -> None:
                 else:
                     outcome, why = judge(mt, fixed_program(mt, files), conf.original(mt.program), runner)
                     if outcome == "crashed":
+                        mutant_run = runner.run(mt.job("graph"))
+                        if mutant_run.get("final"):
+                            crashed_before[mode] += 1
+                            why += f" (the mutant itself ended in {mutant_run['final'][1]})"
                         dest = crashed_dir / f"{mt.id}-{mode}"
                         if dest.exists():
                             shutil.rmtree(dest)
@@ -180,7 +186,8 @@ def main() -> None:
     offered = tot["cured"] + tot["still buggy"] + tot["crashed"]
     print(f"fixes: applied={offered} cured={tot['cured']} ({tot['cured'] / max(offered, 1):.3f}) "
           f"still_buggy={tot['still buggy']} crashed={tot['crashed']} (safe {per_mode['safe']['crashed']}, "
-          f"unsafe {per_mode['unsafe']['crashed']}) unchanged={tot['unchanged']} "
+          f"unsafe {per_mode['unsafe']['crashed']}; mutant already crashing: safe {crashed_before['safe']}, "
+          f"unsafe {crashed_before['unsafe']}) unchanged={tot['unchanged']} "
           f"originals_changed={len(changed)}/{len(orig_entries)} engine={sha[:10]}")
 
 
