@@ -107,7 +107,7 @@ def main() -> None:
     mutants = inject.select(inject.generate(programs), args)
     runner = Runner(timeout=args.timeout)
     try:
-        results, conf = inject.confirm_all(mutants, runner)
+        results, conf = inject.confirm_all(mutants, runner, cached_only=args.cached_only)
         confirmed = [mt for mt, v in results if v["confirmed"]]
         usable = sorted({mt.program.name: mt.program for mt, v in results if not v.get("skipped")}.values(),
                         key=lambda p: p.name)

@@ -96,12 +96,15 @@ def add_filters(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--origin", nargs="+", default=["dev", "example", "own"], choices=["dev", "example", "own"])
     ap.add_argument("--engine", default="HEAD", help="git commit whose server/ is measured (default HEAD)")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per TensorFlow run")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="use only mutants whose verdict is cached (no new confirmation runs)")
     ap.add_argument("-v", "--verbose", action="store_true")
 
 
 class Confirmer:
-    def __init__(self, runner: Runner, verbose: bool = False):
+    def __init__(self, runner: Runner, verbose: bool = False, cached_only: bool = False):
         self.runner = runner
+        self.cached_only = cached_only
         self.verbose = verbose
         self.originals: dict[str, dict] = {}
         self.confirm_hash = hashlib.sha256((Path(confirm.__file__).read_bytes())).hexdigest()[:12]
@@ -122,6 +125,8 @@ class Confirmer:
         path = vdir / f"{key}.json"
         if path.exists():
             return json.loads(path.read_text())
+        if self.cached_only:
+            return {"confirmed": False, "why": "not confirmed yet (--cached-only)", "skipped": True}
         orig = self.original(mt.program)
         if not self.original_ok(orig):
             v = {"confirmed": False, "why": "original fails", "skipped": True}
@@ -139,8 +144,9 @@ def root_of(mt: Mutant, v: dict) -> int:
     return v.get("root") or mt.mutation.root
 
 
-def confirm_all(mutants: list[Mutant], runner: Runner, verbose: bool = False, label: str = "confirm"):
-    c = Confirmer(runner, verbose)
+def confirm_all(mutants: list[Mutant], runner: Runner, verbose: bool = False, label: str = "confirm",
+                cached_only: bool = False):
+    c = Confirmer(runner, verbose, cached_only)
     out = []
     t0 = time.monotonic()
     for i, mt in enumerate(mutants, 1):
@@ -173,7 +179,7 @@ def main() -> None:
     mutants = select(generate(programs), args)
     runner = Runner(timeout=args.timeout)
     try:
-        results, conf = confirm_all(mutants, runner, args.verbose)
+        results, conf = confirm_all(mutants, runner, args.verbose, cached_only=args.cached_only)
     finally:
         runner.stop()
     gen = defaultdict(Counter)
@@ -192,6 +198,8 @@ def main() -> None:
         r = conf.originals[n]
         print(f"original not usable: {n}: {(r.get('final') or ['', 'timeout' if r.get('timeout') else 'exit', ''])[1:]}")
     total = sum(1 for _, v in results if not v.get("skipped"))
+    if args.cached_only:
+        print(f"--cached-only: {len(results) - total} mutants without a verdict yet left out")
     confirmed = sum(1 for _, v in results if v["confirmed"])
     print(f"inject: programs={len(programs)} mutants={total} confirmed={confirmed} "
           f"families={sum(1 for f in ok if ok[f]['total'])} tf_runs={runner.executed} cached={runner.cached} "

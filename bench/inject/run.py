@@ -94,7 +94,7 @@ def main() -> None:
     mutants = inject.select(inject.generate(programs), args)
     runner = Runner(timeout=args.timeout)
     try:
-        results, conf = inject.confirm_all(mutants, runner)
+        results, conf = inject.confirm_all(mutants, runner, cached_only=args.cached_only)
     finally:
         runner.stop()
     confirmed = [(mt, v) for mt, v in results if v["confirmed"]]
