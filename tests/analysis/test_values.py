@@ -717,3 +717,24 @@ def test_a_call_of_one_of_two_classes_or_methods_is_unknown():
     """
     assert value_at(source, 13).kind == "unknown"
     assert value_at(source, 16).kind in ("unknown", "number")
+
+
+def test_the_call_that_traces_a_function_passed_to_dataset_map():
+    source = textwrap.dedent("""
+        import tensorflow as tf
+
+        def augment(image):
+            return image * 2.0
+
+        def unused(image):
+            return image
+
+        ds = tf.data.Dataset.from_tensor_slices([1.0]).map(augment)
+    """)
+    tree = ast.parse(source)
+    facts = build(tree, SourceText(source))
+    model = values_of(facts)
+    augment, unused = tree.body[1], tree.body[2]
+    call = model.tracing_call(augment)
+    assert isinstance(call, ast.Call) and ast.unparse(call.func).endswith(".map")
+    assert model.tracing_call(unused) is None

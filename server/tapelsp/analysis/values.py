@@ -285,7 +285,8 @@ class ValueModel:
         self._returns: dict[int, Value] = {}
         self._attrs: dict[tuple[int, str], Value] = {}
         self._callers: dict[int, list[tuple[ast.Call, Scope, bool]]] = {}
-        self._combinators: dict[int, bool] = {}
+        self._combinators: dict[int, ast.Call | bool] = {}
+        self._passing: dict[Any, list] | None = None  # calls by the names and lambdas passed to them
         self._scope_starts: list[tuple[int, int]] | None = None
         self._scope_list: list[Scope] = []
         self._traced: dict[int, bool | None] | None = None
@@ -294,6 +295,9 @@ class ValueModel:
         # cut is not kept, and the top-level call resumes from the cuts (see `_resume`).
         self._cuts: list[tuple[ast.AST, Scope]] = []
         self._cut_count = 0
+        # Memo entries computed over a cut: kept (a file evaluates them again and again), and
+        # dropped when the top-level call resumes from the cuts.
+        self._tainted: list[tuple[dict, Any]] = []
         self._resuming = False
         self._cycles: list[tuple] = []  # the keys whose own computation asked for them (see _CYCLE)
         self._graph_mode = facts.has_mode("disable_eager_execution", "disable_v2_behavior", "session",
@@ -347,10 +351,11 @@ class ValueModel:
             self._depth -= 1
             self._active.discard(key)
         result = self._settle(key, cycles, result)
-        if self._cut_count == cuts:
-            self._memo[key] = _kept(result)
-        elif self._depth == 0 and not self._resuming:
-            result = self._resume(expr, scope)
+        self._memo[key] = _kept(result)
+        if self._cut_count != cuts:
+            self._tainted.append((self._memo, key))
+            if self._depth == 0 and not self._resuming:
+                result = self._resume(expr, scope)
         return result
 
     def _cycle(self, key: tuple) -> Value:
@@ -374,6 +379,7 @@ class ValueModel:
             for _ in range(_MAX_RESUMES):
                 if not pending:
                     break
+                self._drop_tainted()
                 before = self._cut_count
                 self.value(*pending[-1])
                 if self._cut_count == before:
@@ -381,10 +387,16 @@ class ValueModel:
                 else:
                     pending.extend(self._cuts)
                 self._cuts = []
+            self._drop_tainted()
             return self.value(expr, scope)
         finally:
             self._cuts = []
             self._resuming = False
+
+    def _drop_tainted(self) -> None:
+        for memo, key in self._tainted:
+            memo.pop(key, None)
+        self._tainted = []
 
     def name(self, name: str, scope: Scope, at: ast.AST) -> Value:
         """What the name (or dotted `self.attr`) holds at `at` in `scope`."""
@@ -1280,8 +1292,9 @@ class ValueModel:
         finally:
             self._active.discard(guard)
         result = self._settle(guard, cycles, result)
-        if self._cut_count == cuts:
-            self._returns[key] = _kept(result)
+        self._returns[key] = _kept(result)
+        if self._cut_count != cuts:
+            self._tainted.append((self._returns, key))
         return result
 
     def _returns_uncached(self, function: ast.AST) -> Value:
@@ -1317,8 +1330,9 @@ class ValueModel:
         finally:
             self._active.discard(guard)
         result = self._settle(guard, cycles, result)
-        if self._cut_count == cuts:
-            self._params[key] = _kept(result)
+        self._params[key] = _kept(result)
+        if self._cut_count != cuts:
+            self._tainted.append((self._params, key))
         return result
 
     def _parameter(self, function: ast.AST, name: str) -> Value:
@@ -1547,16 +1561,28 @@ class ValueModel:
         return False
 
     def _traced_by_combinator(self, function: ast.AST) -> bool:
-        """A function passed where the table says its parameters are traced: `tf.map_fn(fn, ...)`,
-        `dataset.map(fn)`, `tf.while_loop(cond, body, ...)`."""
+        return self.tracing_call(function) is not None
+
+    def tracing_call(self, function: ast.AST) -> ast.Call | None:
+        """The call that traces `function` because the table says its parameters are traced
+        there: `tf.map_fn(fn, ...)`, `dataset.map(fn)`, `tf.while_loop(cond, body, ...)`."""
         key = id(function)
         found = self._combinators.get(key)
         if found is None:
             self._combinators[key] = False  # while computing
-            found = self._combinators[key] = any(
-                self._traces_argument(site.node, site.scope, function) for site in self.facts.calls
-                if any(_names_function(a, function) for a in (*site.node.args, *(k.value for k in site.node.keywords))))
-        return found
+            if self._passing is None:
+                self._passing = {}
+                for site in self.facts.calls:
+                    for arg in (*site.node.args, *(k.value for k in site.node.keywords)):
+                        if isinstance(arg, ast.Name):
+                            self._passing.setdefault(arg.id, []).append(site)
+                        elif isinstance(arg, ast.Lambda):
+                            self._passing.setdefault(id(arg), []).append(site)
+            passing = self._passing.get(function.name if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                        else id(function), ())
+            found = self._combinators[key] = next(
+                (site.node for site in passing if self._traces_argument(site.node, site.scope, function)), False)
+        return found or None
 
     def _traces_argument(self, call: ast.Call, scope: Scope, function: ast.AST) -> bool:
         func = self.value(call.func, scope)
@@ -1589,8 +1615,9 @@ class ValueModel:
         finally:
             self._active.discard(guard)
         result = self._settle(guard, cycles, result)
-        if self._cut_count == cuts:
-            self._attrs[key] = _kept(result)
+        self._attrs[key] = _kept(result)
+        if self._cut_count != cuts:
+            self._tainted.append((self._attrs, key))
         return result
 
     def _instance_attribute(self, cls: ast.ClassDef, attr: str) -> Value:
