@@ -456,3 +456,19 @@ def test_a_layer_made_in_a_helper_the_trace_calls() -> None:
     assert flagged(source) == [("FUNC003", 7)]
     [finding] = [v for v in tapelsp.check_source(source, "t.py", Settings()) if v.code == "FUNC003"]
     assert "inside `project`, which the tf.function `embed` calls" in finding.message
+
+
+def test_numpy_methods_of_a_tensor_are_fine_with_numpy_behavior_enabled() -> None:
+    """tf.experimental.numpy.experimental_enable_numpy_behavior() gives tf.Tensor `reshape`,
+    `astype`... (TensorFlow 2.21): FUNC005 says nothing about them then."""
+    source = (
+        "import tensorflow as tf\n\n"
+        "@tf.function\n"
+        "def flatten(x):\n"
+        "    return x.reshape(-1)\n\n"
+        "y = flatten(tf.ones([2, 3]))\n"
+    )
+    assert flagged(source) == [("FUNC005", 5)]
+    enabled = source.replace("import tensorflow as tf\n", "import tensorflow as tf\n"
+                             "tf.experimental.numpy.experimental_enable_numpy_behavior()\n")
+    assert flagged(enabled) == []

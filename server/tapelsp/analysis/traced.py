@@ -201,26 +201,33 @@ class Trace:
     node: ast.AST
     origin: ast.AST
     tf_function: TfFunction | None = None
+    caller: ast.Call | None = None  # `ds.map(fn)`, `tf.map_fn(fn, x)`: the call that traces `node`
 
     @property
     def keras(self) -> bool:
-        return self.tf_function is None
+        return self.tf_function is None and self.caller is None
 
     @property
     def how(self) -> str:
-        """"the tf.function `step`", "`train_step`, which Keras traces into a tf.function"."""
+        """"the tf.function `step`", "`train_step`, which Keras traces into a tf.function",
+        "`augment`, which `ds.map` traces into a graph"."""
+        if self.caller is not None:
+            return f"{function_name(self.node)}, which `{ast.unparse(self.caller.func)}` traces into a graph"
         if self.keras:
             return f"{function_name(self.node)}, which Keras traces into a tf.function"
         return f"the tf.function {function_name(self.node)}"
 
     def related(self, ctx):
+        if self.caller is not None:
+            return ctx.related(self.caller, "traces this function")
         return ctx.related(self.origin, "Keras traces this method" if self.keras else "traced by this tf.function")
 
 
-def trace_of(values, scope: Scope) -> Trace | None:
+def trace_of(values, scope: Scope, combinators: bool = False) -> Trace | None:
     """The trace that runs code in `scope`, if any: lexically inside a tf.function, in a def of
     this file that a tf.function's trace calls (by the value model), or in a Keras model's
-    train_step / test_step / predict_step (and what they define)."""
+    train_step / test_step / predict_step (and what they define); with `combinators`, also a
+    function that `Dataset.map`, `tf.map_fn` and the like trace (the library table's traced_fn)."""
     facts = values.facts
     index = facts.__dict__.get("_traces")
     if index is None:
@@ -231,7 +238,15 @@ def trace_of(values, scope: Scope) -> Trace | None:
     lexical = function.traced_by
     if lexical is not None and lexical.node is not None:
         return index.get(id(lexical.node)) or Trace(lexical.node, lexical.origin, lexical)
-    return index.get(id(function.node))
+    found = index.get(id(function.node))
+    if found is None and combinators:
+        current: Scope | None = function
+        while current is not None and current.kind in ("function", "lambda"):
+            caller = values.tracing_call(current.node)
+            if caller is not None:
+                return Trace(current.node, caller, caller=caller)
+            current = current.parent
+    return found
 
 
 def _traces(values) -> dict[int, Trace]:

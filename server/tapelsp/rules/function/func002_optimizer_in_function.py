@@ -6,6 +6,7 @@ from ...facts.model import Scope, TfFunction
 from ...model import Severity
 from ...versions import Version, VersionRange
 from ._fixes import hoist_offer
+from ...analysis import library
 from ...analysis.guards import created_lazily, eager_context, used_after_construction, variable_error
 from ...analysis.traced import function_name, trace_of
 from ...analysis.values import FUNCTION, LIBRARY, OPTIMIZER, ValueModel, values_for
@@ -491,8 +492,12 @@ def _constructs_optimizer(call: ast.Call, scope: Scope, values: ValueModel) -> s
     "factory" when it calls a function (of this file or the project's) every `return` of which
     constructs one; else None."""
     called = values.value(call.func, scope)
-    if called.kind not in (LIBRARY, FUNCTION):
-        return None  # (cheap: most calls in a traced body are methods and ops)
+    if called.kind == LIBRARY:
+        api = library.api(called.ref) if isinstance(called.ref, str) else None
+        if api is None or api.kind != OPTIMIZER:
+            return None  # (cheap: most calls in a traced body are ops)
+    elif called.kind != FUNCTION:
+        return None
     made = values.value(call, scope)
     if not made.is_(OPTIMIZER):
         return None

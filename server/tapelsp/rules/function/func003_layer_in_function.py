@@ -9,7 +9,7 @@ from ..tape._fixes import unfixed
 from ...analysis import library
 from ...analysis.guards import created_lazily, eager_context, parents, used_after_construction, variable_error
 from ...analysis.traced import function_name, trace_of
-from ...analysis.values import LAYER, METRIC, MODEL, ValueModel, values_for
+from ...analysis.values import CLASS, LAYER, METRIC, MODEL, ValueModel, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
 class LayerInFunction(Rule):
@@ -427,9 +427,12 @@ def _stateful_construction(call: ast.Call, values: ValueModel) -> str | None:
         if api.has("creates") and what == "layer":
             return f"The Keras layer `{last}`"
         return None
+    if values.value(call.func).kind != CLASS:
+        return None  # (cheap: most calls in a traced body are methods)
     made = values.value(call)
     cls = made.user_class
-    if cls is not None and made.kind in (LAYER, MODEL) and made.origin is call and _class_is_stateful(cls, values, set()):
+    if cls is not None and made.home is None and made.kind in (LAYER, MODEL) and made.origin is call \
+            and _class_is_stateful(cls, values, set()):
         return f"The Keras {made.kind} `{cls.name}`"
     return None
 

@@ -6,8 +6,9 @@ from ...facts.model import CallSite, Scope
 from ...model import Applicability, Severity
 from ...versions import Version, VersionRange
 from ...analysis.guards import eager_context, runs_functions_eagerly
-from ...analysis.traced import function_name
-from ...analysis.values import TENSOR, VARIABLE, ValueModel, values_for
+from ...analysis import library
+from ...analysis.traced import Trace, function_name, trace_of
+from ...analysis.values import DATASET, METHOD, TENSOR, VARIABLE, Value, ValueModel, values_for
 from ..tape._fixes import unfixed
 from ._fixes import tensor_context, tf_alias
 from ..base import Context, Proof, Rule, invalid, valid
@@ -35,13 +36,20 @@ _TF_EQUIVALENT = {
     "power": "tf.pow", "log1p": "tf.math.log1p", "all": "tf.reduce_all", "any": "tf.reduce_any",
     "equal": "tf.equal", "logical_and": "tf.logical_and", "logical_or": "tf.logical_or",
     "sort": "tf.sort", "argsort": "tf.argsort", "unique": "tf.unique", "tile": "tf.tile",
+    "astype": "tf.cast", "flatten": "tf.reshape(x, [-1])", "copy": "tf.identity",
 }
+
+
+_NUMPY_METHOD_CALLS = tuple(f".{row.name.split('.', 1)[1]}(" for row in library.rows()
+                            if row.name.startswith("@tensor.") and row.has("numpy_only") and not row.attribute)
 
 
 class NumpyInFunction(Rule):
     """
     ## What it does
-    Finds eager-only calls on symbolic tensors inside a `tf.function` body: `.numpy()`,
+    Finds eager-only calls on symbolic tensors inside a `tf.function` body (or a helper its
+    trace calls, a Keras `train_step`, a function `Dataset.map` traces): `.numpy()`, NumPy's
+    array methods (`.astype`, `.reshape`, `.mean`...; unless the file enables NumPy behavior),
     NumPy functions applied to a tensor (`np.max(q, axis=1)`), and `tf.constant(t)` of a
     tensor. A value counts as a tensor when it comes from a TensorFlow op, a Keras model or
     layer call, arithmetic or indexing on one, a `tf.Variable`, or a parameter that the
@@ -81,7 +89,8 @@ class NumpyInFunction(Rule):
     summary = "`.numpy()`, NumPy or `tf.constant` applied to a symbolic tensor inside a tf.function"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
-    triggers = ("numpy", "np.", "constant", ".item(", ".tolist(")
+    # `.astype(`, `.reshape(`... : the NumPy array methods a tf.Tensor does not have (the table's numpy_only).
+    triggers = ("numpy", "np.", "constant", *_NUMPY_METHOD_CALLS)
     fixable = True
     examples = (
         invalid("""
@@ -287,6 +296,27 @@ class NumpyInFunction(Rule):
             values = y.numpy()
         """, "tf.constant of an eager tensor and .numpy() outside any tf.function",
             proof=Proof(check="assert values.tolist() == [2.0, 4.0]")),
+        unfixed(invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            def preprocess(image):
+                return image.astype(np.float32) / 255.0
+
+            images = np.zeros((4, 2, 2), np.uint8)
+            ds = tf.data.Dataset.from_tensor_slices(images).map(preprocess)
+        """, 5, "a NumPy array method in a function Dataset.map traces (always a graph, eager or not)",
+            proof=Proof(raises=("AttributeError", "SymbolicTensor object has no attribute 'astype'")))),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def flatten(x):
+                return x.reshape(-1)
+
+            y = flatten(tf.ones([2, 3]))
+        """, 5, "`.reshape` is NumPy's: a tf.Tensor has tf.reshape instead",
+            proof=Proof(raises=("AttributeError", "SymbolicTensor object has no attribute 'reshape'")))),
     )
 
     def check(self, ctx: Context) -> None:
@@ -295,8 +325,12 @@ class NumpyInFunction(Rule):
             return
         values = values_for(ctx)
         modern = ctx.targets.tensorflow >= _SYMBOLIC_TENSOR_SINCE
+        # tf.experimental.numpy.experimental_enable_numpy_behavior() gives tf.Tensor NumPy's methods.
+        numpy_behavior = bool(facts.calls_to("tensorflow.experimental.numpy.experimental_enable_numpy_behavior"))
         for site in facts.calls:
-            traced = site.scope.traced_by
+            if not _eager_only_call(site, numpy_behavior):
+                continue
+            traced = _trace(site, values)
             if traced is None:
                 continue
             found = _problem(site, values, modern)
@@ -305,14 +339,38 @@ class NumpyInFunction(Rule):
             culprit, kind, message = found
             if eager_context(site.node, facts) is not None:
                 continue
-            where = function_name(traced.node)
-            related = [ctx.related(traced.origin, "traced by this tf.function")]
+            function = site.scope.function
+            where = traced.how if function is None or function.node is traced.node else \
+                f"{function_name(function.node)}, which {traced.how} calls"
+            related = [traced.related(ctx)]
             origin = _origin(culprit, site.scope, values)
             if origin is not None:
                 what = "a tf.Variable" if kind == "variable" else "a symbolic tensor"
                 related.append(ctx.related(origin, f"`{ast.unparse(culprit)}` is {what} from here"))
-            ctx.report(site.node, f"In the tf.function {where}, {message}.", related=related,
-                       fix=_offer(ctx, site, traced.node))
+            ctx.report(site.node, f"In {where}, {message}.", related=related,
+                       fix=_offer(ctx, site, traced.node) if traced.tf_function is not None else None)
+
+
+def _eager_only_call(site: CallSite, numpy_behavior: bool) -> bool:
+    """Could this call be one `_problem` reports (a method of NumPy arrays or `.numpy()`, a NumPy
+    function, `tf.constant`)? A cheap test before the value model is asked anything."""
+    if site.method is not None:
+        method = library.method(TENSOR, site.method)
+        if method is not None and (method.has("eager_only") or method.has("numpy_only") and not numpy_behavior):
+            return True
+    qualname = site.qualname or ""
+    return qualname.startswith("numpy.") or qualname == "tensorflow.constant"
+
+
+def _trace(site: CallSite, values: ValueModel) -> Trace | None:
+    """What traces the code of this call: a tf.function (or a helper its trace calls), a Keras
+    train_step, or a tf.data method (`ds.map(fn)`: always a graph, eager mode or not)."""
+    traced = trace_of(values, site.scope, combinators=True)
+    if traced is None or traced.caller is None:
+        return traced
+    method = values.value(traced.caller.func)
+    return traced if method.kind == METHOD and isinstance(method.ref, Value) \
+        and method.ref.kind == DATASET else None
 
 
 # NumPy reductions whose TensorFlow twin keeps an integer dtype (NumPy averages in floating
@@ -415,6 +473,17 @@ def _problem(site: CallSite, values: ValueModel, modern: bool) -> tuple[ast.expr
                                 "value while TensorFlow traces. "
                           "Keep the computation in TensorFlow ops and call `.numpy()` on the returned "
                           "result outside the tf.function (use `tf.print` to log)")
+    method = library.method(TENSOR, site.method or "") if isinstance(func, ast.Attribute) else None
+    if method is not None and method.has("numpy_only") and not method.attribute:
+        receiver = func.value  # type: ignore[union-attr]
+        if _symbolic(receiver, scope, values) == "tensor":
+            text = _short(receiver)
+            cls = "SymbolicTensor" if modern else "Tensor"
+            twin = _TF_EQUIVALENT.get(site.method or "")
+            instead = f"`{twin}`" if twin and twin.startswith("tf.") else "the TensorFlow op that does the same"
+            return receiver, "tensor", (f"`{text}.{site.method}(...)` raises AttributeError \"{cls} object has no "
+                                        f"attribute '{site.method}'\": `{site.method}` is a NumPy array method, "
+                                        f"which a tf.Tensor does not have. Use {instead} instead")
     qualname = site.qualname
     if qualname is not None and qualname.startswith("numpy."):
         function = qualname[len("numpy."):]

@@ -3,7 +3,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ...facts.model import Facts, TfFunction
+from ...facts.model import Facts, Scope, TfFunction
 from ...model import Severity
 from ...versions import VersionRange
 from ...facts.walk import body_nodes
@@ -245,6 +245,25 @@ class FrozenPythonCondition(Rule):
             out = updater.apply(w, tf.constant(0.5))
         """, "state filled during setup, and a validation meant to fail while tracing",
             proof=Proof(check="assert float(out) == 0.5")),
+        invalid("""
+            import tensorflow as tf
+
+            class Trainer:
+                def __init__(self):
+                    self.warmup = True
+
+                @tf.function
+                def step(self, x):
+                    if self.warmup:
+                        return x * 0.0
+                    return x * 2.0
+
+            trainer = Trainer()
+            first = trainer.step(tf.constant(1.0))
+            trainer.warmup = False
+            second = trainer.step(tf.constant(1.0))
+        """, 9, "a flag set through an instance between calls: the warmup branch stays",
+            proof=Proof(check="assert float(second) == 0.0")),
     )
 
     def check(self, ctx: Context) -> None:
@@ -268,7 +287,7 @@ class FrozenPythonCondition(Rule):
             if _has_tensor(test, values, scope) or (isinstance(node, ast.If) and _raises(node.body)):
                 continue  # a tensor condition (converted), or a validation that fails at trace time
             for key in _state_read(test, facts, scope):
-                mutation = _mutated_outside(facts, key, owner, traced)
+                mutation = _mutated_outside(values, key, owner, traced)
                 if mutation is None:
                     continue
                 ctx.report(
@@ -305,8 +324,11 @@ def _state_read(test: ast.expr, facts: Facts, scope) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-def _mutated_outside(facts: Facts, key: str, owner: ast.ClassDef | None, traced: set[ast.AST]) -> _Mutation | None:
-    """Where `key` is changed by code that does not run in the trace (setup methods excluded)."""
+def _mutated_outside(values: ValueModel, key: str, owner: ast.ClassDef | None,
+                     traced: set[ast.AST]) -> _Mutation | None:
+    """Where `key` is changed by code that does not run in the trace (setup methods excluded),
+    or, for `self.attr`, set through an instance of the class (`trainer.warmup = False`)."""
+    facts = values.facts
     attribute = key.startswith("self.")
     if not attribute and key not in _module_names(facts):
         return None
@@ -323,7 +345,32 @@ def _mutated_outside(facts: Facts, key: str, owner: ast.ClassDef | None, traced:
         if attribute and function in _setup_methods(facts, owner):  # type: ignore[arg-type]
             continue
         return found
+    if attribute and owner is not None:
+        for node, target, scope in _instance_stores(facts).get(key.split(".", 1)[1], ()):
+            function = scope.function
+            if function is not None and function.node in traced:
+                continue
+            if values.value(target.value, scope).user_class is owner:
+                return _Mutation(node, f"is set through `{ast.unparse(target.value)}`")
     return None
+
+
+def _instance_stores(facts: Facts) -> dict[str, list[tuple[ast.stmt, ast.Attribute, Scope]]]:
+    """attr -> `obj.attr = ...` / `obj.attr += ...` with `obj` a name other than self / cls."""
+    cache = facts.__dict__.get("_func016_instance_stores")
+    if cache is None:
+        cache = {}
+        for scope in facts.scopes:
+            if scope.kind == "class":
+                continue
+            for node in body_nodes(facts, scope.node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                            and target.value.id not in ("self", "cls"):
+                        cache.setdefault(target.attr, []).append((node, target, scope))
+        facts.__dict__["_func016_instance_stores"] = cache
+    return cache
 
 
 def _all_mutations(facts: Facts) -> dict[tuple[str, int | None], list[tuple[ast.AST | None, _Mutation]]]:
