@@ -40,6 +40,7 @@ from typing import Any, Iterable
 from ..facts.dataflow import Def, Flow, flow_of
 from ..facts.model import Facts, Scope
 from ..facts.names import dotted
+from ..facts.walk import body_nodes
 from ..versions import Version
 from . import library
 from .library import Api
@@ -1305,7 +1306,7 @@ class ValueModel:
             return self.value(function.body, scope)
         found: list[Value] = []
         generator = False
-        for node in _own_nodes(function):
+        for node in body_nodes(self.facts, function, _RETURNS):
             if isinstance(node, ast.Return):
                 found.append(self.value(node.value, scope) if node.value is not None else _certain(NONE))
             elif isinstance(node, (ast.Yield, ast.YieldFrom)):
@@ -1526,10 +1527,11 @@ class ValueModel:
             names.add(cls.name)  # `Agent(...)` runs `Agent.__init__`
             names.update(sub.name for sub in self.facts.classes.values() if sub is not cls
                          and cls in _class_chain(self.facts, sub) and _class_method(self.facts, sub, "__init__") is function)
-        for site in self.facts.calls:
+        by_name = self._calls_by_last_name()
+        sites = self.facts.calls if instance_call else [site for name in names for site in by_name.get(name, ())]
+        for site in sites:
             func = site.node.func
-            last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-            if last not in names and not instance_call:
+            if instance_call and not isinstance(func, (ast.Name, ast.Attribute)):
                 continue
             value = self.value(func, site.scope)
             if self._runs(value, function, cls):
@@ -1537,6 +1539,19 @@ class ValueModel:
                     cls is not None and value.kind in _OBJECT_KINDS)))
         self._callers[key] = result
         return result
+
+    def _calls_by_last_name(self) -> dict[str, list]:
+        """The file's calls by the last name of what they call (`f` in `f(...)`, `m` in `x.m(...)`)."""
+        index = self.__dict__.get("_by_last_name")
+        if index is None:
+            index = {}
+            for site in self.facts.calls:
+                func = site.node.func
+                last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+                if last is not None:
+                    index.setdefault(last, []).append(site)
+            self.__dict__["_by_last_name"] = index
+        return index
 
     def _runs(self, value: Value, function: ast.AST, cls: ast.ClassDef | None) -> bool:
         if value.kind == FUNCTION:
@@ -2046,14 +2061,7 @@ def _leaf_values(model: ValueModel, expr: ast.expr, scope: Scope) -> list[Value]
     return [model.value(expr, scope)]
 
 
-def _own_nodes(function: ast.AST) -> Iterable[ast.AST]:
-    stack = list(getattr(function, "body", []))[::-1]
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+_RETURNS = (ast.Return, ast.Yield, ast.YieldFrom)
 
 
 def _may_fall_off(function: ast.AST) -> bool:

@@ -321,13 +321,17 @@ class VariableRebound(Rule):
         """Variables the file does not create under that name: `keras.Variable(...)`, a
         parameter every caller gives a variable, an element unpacked from a tuple of them."""
         values = values_for(ctx)
-        for scope in ctx.facts.scopes:
+        candidates = _self_rebinding_statements(ctx.facts)
+        if not candidates:
+            return
+        scopes = {id(scope): scope for scope in (values.scope_at(stmt) for stmt in candidates.values())}
+        for scope in scopes.values():
             if scope.kind == "class":
                 continue
             flow = flow_of(ctx.facts, scope)
             for d in flow.ordered:
                 stmt = d.stmt
-                if id(stmt) in self._reported or "." in d.name:
+                if id(stmt) not in candidates or id(stmt) in self._reported or "." in d.name:
                     continue
                 if not (isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name)
                         and stmt.target.id == d.name) and not (
@@ -336,7 +340,7 @@ class VariableRebound(Rule):
                     continue
                 # What the name holds when the statement first runs (not what a loop carries back).
                 earlier = [e for e in flow.reaching(d.name, stmt.value) if e.position < d.position]
-                if not earlier:
+                if not earlier or not any(_may_hold_variable(e) for e in earlier):
                     continue
                 before = join(values.definition(e, d.name, scope) for e in earlier)
                 if before.kind != VARIABLE or before.remote is not None:
@@ -477,6 +481,47 @@ class VariableRebound(Rule):
             related=[ctx.related(creation, f"`{name}` is created as a variable here")] if creation is not None else [],
             fix=offer,
         )
+
+
+_MAKERS = ("Variable", "add_weight", "add_variable")
+
+
+def _self_rebinding_statements(facts) -> dict[int, ast.stmt]:
+    """`x op= ...` and `x = <arithmetic of x>` statements of the file (by id), found in one
+    walk, so flows are built only for the scopes that have one."""
+    found = facts.__dict__.get("_tape011_candidates")
+    if found is None:
+        from ...facts.walk import statements_breadth_first
+
+        found = {}
+        for stmt in statements_breadth_first(facts.tree):
+            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+                found[id(stmt)] = stmt
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                    and _arithmetic_of(stmt.value, stmt.targets[0].id, facts):
+                found[id(stmt)] = stmt
+        facts.__dict__["_tape011_candidates"] = found
+    return found
+
+
+def _may_hold_variable(d: Def) -> bool:
+    """Could this definition give a variable? A parameter, an unpacking, an alias or item of
+    something, or a variable constructor; not a literal, arithmetic or another call (the value
+    model, which costs, is asked only then)."""
+    if d.kind == "param":
+        return True
+    if d.kind not in ("assign", "for", "with"):
+        return False
+    value = d.value
+    if d.kind == "for" or isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)):
+        return True
+    if isinstance(d.stmt, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in d.stmt.targets):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return last in _MAKERS
+    return False
 
 
 def _watched(scope: Scope, name: str) -> bool:
