@@ -245,6 +245,33 @@ def _promote_numpy(a: str | None, b: str | None) -> str | None:
     return order[max(order.index(a), order.index(b))]
 
 
+def _float_result(dtype: str, numpy: bool, ufunc: bool = False) -> str | None:
+    """The dtype of a float result computed from `dtype` (`float@` and `ufunc@` rules)."""
+    if is_float_dtype(dtype):
+        return dtype
+    if dtype not in INT_DTYPES and dtype != "bool":
+        return None
+    if ufunc and numpy:
+        # NumPy's float ufuncs on integers: the smallest float that holds them.
+        if dtype in ("bool", "int8", "uint8"):
+            return "float16"
+        if dtype in ("int16", "uint16"):
+            return "float32"
+    return "float64" if numpy else "float32"
+
+
+_PLAIN_SCALARS = frozenset({NUMBER, STR, NONE, NDARRAY, NP_SCALAR, SHAPE, DTYPE})
+
+
+def _plain_value(value: Value) -> bool:
+    """Python or NumPy data, nothing TensorFlow could have recorded (lists written out of it)."""
+    if not value.certain:
+        return False
+    if value.kind in _PLAIN_SCALARS:
+        return True
+    return value.kind in (LIST, TUPLE) and value.items is not None and all(_plain_value(v) for v in value.items)
+
+
 # --- the model -------------------------------------------------------------------------------
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
@@ -267,6 +294,8 @@ _MAX_RESUMES = 64
 # Functions that hand back a tensor given one, and make a tensor from plain data.
 _CONVERTERS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tensor", "tensorflow.identity",
                          "keras.ops.convert_to_tensor"})
+# Keyword arguments of an op that are not its operands.
+_NOT_OPERANDS = frozenset({"name", "dtype", "out_type", "output_type"})
 
 
 class ValueModel:
@@ -915,12 +944,19 @@ class ValueModel:
                     return replace(inner, origin=node)
             elif not data and api.grad in ("yes", "no", "stop") and call is not None and api.name.startswith(
                     ("tensorflow.", "keras.ops.")):
-                # An op of plain data (`tf.reshape(tf.range(24), ...)`) is plain data too.
-                operands = [self.value(a, scope) for a in call.args if not isinstance(a, ast.Starred)]
+                # An op of plain data (`tf.reshape(tf.range(24), ...)`) is plain data too, and so is
+                # one of Python or NumPy data alone (`tf.fill([2], 1.0)`, `tf.linspace(0.0, 1.0, 5)`).
+                operands = [self.value(a, scope) for a in call.args if not isinstance(a, ast.Starred)] + [
+                    self.value(k.value, scope) for k in call.keywords
+                    if k.arg is not None and k.arg not in _NOT_OPERANDS]
                 tensors = [v for v in operands if v.kind in TF_VALUES]
-                data = bool(tensors) and all(v.data and v.kind == TENSOR for v in tensors) and all(
-                    v.kind in TF_VALUES | NUMPY_VALUES | {NUMBER, STR, NONE, LIST, TUPLE, SHAPE, DTYPE}
-                    for v in operands)
+                if tensors:
+                    data = all(v.data and v.kind == TENSOR for v in tensors) and all(
+                        v.kind in TF_VALUES | NUMPY_VALUES | {NUMBER, STR, NONE, LIST, TUPLE, SHAPE, DTYPE}
+                        for v in operands)
+                else:
+                    data = bool(operands) and not any(isinstance(a, ast.Starred) for a in call.args) and all(
+                        _plain_value(v) for v in operands)
             symbolic = True if api.name in ("keras.Input", "keras.layers.Input", "tensorflow.placeholder") \
                 else self.traced(scope)
             return Value(TENSOR, True, dtype=dtype, symbolic=symbolic, origin=node, data=data)
@@ -968,6 +1004,26 @@ class ValueModel:
                 if name in ("logits",):
                     return self._dtype_of(self.value(expr, scope), numpy)
                 return self.dtype_of_expr(expr, scope, numpy)
+            if rule.startswith(("float@", "ufunc@")):
+                # A float result of argument POS: its dtype when it is a float, else (integers, bools)
+                # the default float, or for NumPy's float ufuncs (np.exp) the float that holds it.
+                position = rule.split("@", 1)[1]
+                if position == "receiver":  # `a.mean()`
+                    if receiver is not None and receiver.dtype is not None:
+                        return _float_result(receiver.dtype, numpy, ufunc=rule.startswith("ufunc@"))
+                    continue
+                if call is None:
+                    continue
+                index = int(position)
+                if index >= len(call.args) or any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+                    continue
+                value = self.value(call.args[index], scope)
+                found = self._dtype_of(value, numpy) or self._data_dtype(call.args[index], scope, numpy)
+                if found is not None:
+                    return _float_result(found, numpy, ufunc=rule.startswith("ufunc@"))
+                if value.known:
+                    return None
+                continue
             if rule.startswith("arg@") or rule.startswith("data@") or rule.startswith("items@"):
                 if call is None:
                     continue
