@@ -188,6 +188,23 @@ def test_tensors_made_from_data_and_computed_from_variables():
     assert value_at(source, 7).data
 
 
+def test_an_op_of_python_data_alone_is_data_and_one_of_a_variable_is_not():
+    # Data comes from the operands, keywords included (tf.add(x=..., y=w)); no operand that is not
+    # Python or NumPy data written out, or starred, makes it plain data.
+    source = """
+        import numpy as np
+        import tensorflow as tf
+        w = tf.Variable(1.0)
+        a = tf.reduce_sum([1.0, 2.0])
+        b = tf.reshape(np.ones(4), [2, 2])
+        c = tf.add(x=[1.0], y=[2.0])
+        d = tf.add(x=[1.0], y=w)
+        e = tf.reduce_sum(w)
+        f = tf.reduce_sum(*[[1.0]])
+    """
+    assert [value_at(source, line).data for line in range(5, 11)] == [True, True, True, False, False, False]
+
+
 def test_symbolic_inside_a_tf_function_and_eager_outside():
     source = """
         import tensorflow as tf
@@ -302,6 +319,15 @@ def test_keras_train_step_data_is_symbolic_tensors():
     ("np.ones(3, np.float32) * 2.0", ("ndarray", "float32", "certain")),
     ("np.float32(1.0)", ("np_scalar", "float32", "certain")),
     ("np.exp(np.ones(2))", ("ndarray", "float64", "certain")),
+    # float@0 / ufunc@0: an integer argument gives a float (NumPy 2, measured by tests/runtime)
+    ("np.mean(np.array([1, 2]))", ("np_scalar", "float64", "certain")),
+    ("np.mean(np.ones(2, np.float32))", ("np_scalar", "float32", "certain")),
+    ("np.array([1, 2]).mean()", ("np_scalar", "float64", "certain")),
+    ("np.divide(np.arange(3), 2)", ("ndarray", "float64", "certain")),
+    ("np.exp(np.arange(3))", ("ndarray", "float64", "certain")),
+    ("np.exp(np.zeros(2, np.uint8))", ("ndarray", "float16", "certain")),
+    ("np.sqrt(np.zeros(2, np.int16))", ("ndarray", "float32", "certain")),
+    ("np.log(np.ones(2, np.float32))", ("ndarray", "float32", "certain")),
     ("np.random.rand(3)", ("ndarray", "float64", "certain")),
     ("np.random.randint(0, 4, 10)", ("ndarray", "int64", "certain")),
     ("np.random.default_rng(0).normal(size=3)", ("ndarray", "float64", "certain")),
