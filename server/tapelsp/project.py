@@ -161,7 +161,7 @@ class Project:
         now = time.monotonic()
         with self._lock:
             hit = self._files.get(key)
-            if hit is not None and now - hit[0] < FILE_LOOKUP_TTL:
+            if hit is not None and now - hit[0] < self.index_ttl:
                 return hit[1]
         found = self._find_module_file(module, level, importer)
         with self._lock:

@@ -289,6 +289,10 @@ _BASE_KINDS = {
 _TF_WITH_KERAS_3 = Version.parse("2.16")
 _KERAS_3 = Version.parse("3")
 _MAX_CALL_DEPTH = 24
+# Calls of this file's functions in other modules: asked for at most this many functions per
+# check, reading at most this many importing files each.
+MAX_REMOTE_CALLER_QUESTIONS = 8
+MAX_IMPORTERS_READ = 2
 # A chain deeper than that (`x = layer(x)` fifty times) is followed in steps: this many at most.
 _MAX_RESUMES = 64
 # Functions that hand back a tensor given one, and make a tensor from plain data.
@@ -310,6 +314,11 @@ class ValueModel:
         self.reads = reads
         self._memo: dict[tuple[int, int], Value] = {}
         self._definitions: dict[tuple, Value] = {}
+        self._remote_questions = 0
+        # Calls in other modules are looked for only in files that ask a tape for gradients,
+        # where what a parameter holds decides a finding (reading importers costs a whole check
+        # each; library code would look for every public function's callers).
+        self._reverse_callers = "GradientTape" in facts.source.text
         self._active: set[tuple] = set()
         self._params: dict[tuple[int, str], Value] = {}
         self._returns: dict[int, Value] = {}
@@ -1473,12 +1482,15 @@ class ValueModel:
         owner = cls if cls is not None else function
         if owner not in self.facts.tree.body:
             return []  # only what a module-level name makes importable
+        if self._remote_questions >= MAX_REMOTE_CALLER_QUESTIONS or not self._reverse_callers:
+            return []  # within one check's limit (library code asks about every public function)
+        self._remote_questions += 1
         try:
             candidates = self.project.importers(self.path, owner.name)
         except (OSError, AttributeError, TypeError, ValueError):
             return []
         found: list[tuple[ast.Call, Scope, bool, ValueModel]] = []
-        for path in candidates[:8]:
+        for path in candidates[:MAX_IMPORTERS_READ]:
             model = self._remote_model(path)
             if model is None:
                 continue
