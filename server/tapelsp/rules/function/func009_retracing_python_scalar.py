@@ -1,12 +1,12 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...facts.model import CallSite, Facts, Scope, TfFunction
 from ...model import Applicability, Severity
 from ...versions import Version, VersionRange
-from ...analysis.python_state import (Assignment, FileState, file_state, inside, is_number, parameter_defaults,
+from ...analysis.python_state import (Assignment, FileState, file_state, is_number, parameter_defaults,
                             self_attribute, statements)
 from ...analysis.values import LIST, NUMBER, TUPLE, Value, ValueModel, values_for
 from ...facts.dataflow import flow_of
@@ -354,6 +354,7 @@ class RetracingPythonScalar(Rule):
             target = _resolve_target(site, state, ctx)
             if target is None or target.input_signature:
                 continue
+            changing = analysis.python_numbers(changing, site)
             for argument, description, because in changing:
                 message = (
                     f"{target.label} is a tf.function and `{ast.unparse(argument)}` is {description}: Python "
@@ -460,6 +461,17 @@ def _present(expr: ast.expr | None) -> bool:
 
 
 def _resolve_target(site: CallSite, state: FileState, ctx: Context) -> Target | None:
+    """The tf.function the call reaches (kept per scope and callee text: a scope calls the same
+    few callees again and again, and each answer may look into the project)."""
+    cache = state.__dict__.setdefault("_func009_targets", {})
+    key = (id(site.scope.node), ast.unparse(site.node.func))
+    if key not in cache:
+        cache[key] = _find_target(site, state, ctx)
+    found = cache[key]
+    return replace(found, label=f"`{ast.unparse(site.node.func)}`") if found is not None else None
+
+
+def _find_target(site: CallSite, state: FileState, ctx: Context) -> Target | None:
     func = site.node.func
     local = _local_functions(ctx.facts, state)
     label = f"`{ast.unparse(func)}`"
@@ -599,6 +611,10 @@ def _remote_target(remote, label: str, project) -> Target | None:
 # --- which arguments are Python numbers that change ----------------------------------
 
 
+def _mentions_attribute(expr: ast.expr | None, attr: str) -> bool:
+    return expr is not None and any(self_attribute(node) == attr for node in ast.walk(expr))
+
+
 def _number(value: Value) -> bool:
     """A Python int or float (a bool takes two values: a trace each at most)."""
     return value.is_(NUMBER) and value.dtype in ("int", "float")
@@ -638,9 +654,16 @@ class _Scalars:
 
     def _compute_attribute_kind(self, attr: str, cls: ast.ClassDef) -> str | None:
         bindings = self.state.class_attrs(cls).get(attr, [])
-        if not bindings or not _number(self.values.instance_attribute(cls, attr)):
+        # (cheap first: a number assigned somewhere; a change is an update of the attribute by
+        # itself, `self.epsilon = max(0.1, self.epsilon * 0.95)` or `self.step += 1`)
+        if not any(b.kind == "assign" and is_number(b.value) for b in bindings):
             return None
-        return "changing" if any(not is_number(b.value) for b in bindings) else "constant"
+        changes = [b for b in bindings if not is_number(b.value)]
+        if not changes:
+            return "constant"
+        if not all(b.kind == "augassign" or _mentions_attribute(b.value, attr) for b in changes):
+            return None
+        return "changing" if _number(self.values.instance_attribute(cls, attr)) else None
 
     def may_change(self, site: CallSite) -> bool:
         """A cheap first test: does an argument mention a name stored in a loop around the call,
@@ -682,7 +705,7 @@ class _Scalars:
         return found
 
     def changing_arguments(self, site: CallSite) -> list[tuple[ast.expr, str, ast.AST]]:
-        """(argument, description, where it changes) for each argument that is a changing Python number."""
+        """(argument, description, where it changes) for each argument that changes from call to call."""
         arguments = _arguments(site)
         if not arguments:
             return []
@@ -697,28 +720,36 @@ class _Scalars:
         return found
 
     def _changes(self, argument: ast.expr, site: CallSite, scope: Scope) -> tuple[str, ast.AST] | None:
-        if site.loops and _iterations(site.loops, self.values, site.scope) < WARNING_THRESHOLD:
-            return None  # a handful of iterations: a few traces, no warning from TensorFlow
-        if not self.is_scalar(argument, site.scope):
-            return None
+        """Why the argument would change from call to call as a Python number: a loop index or
+        element, a name reassigned in the loop, an attribute some method updates (in the code
+        alone; `python_numbers` then asks the value model whether it is a number)."""
         flow = flow_of(self.facts, scope)
+        reason: tuple[str, ast.AST] | None = None
         for node in ast.walk(argument):
-            if isinstance(node, ast.Name) and flow.definitions(node.id) and self.is_scalar(node, site.scope):
-                reason = self._name_changes(node.id, site, scope)
-                if reason is not None and node is not argument:
-                    return f"a Python number computed from `{node.id}`, {reason[0]}", reason[1]
-                if reason is not None:
-                    return reason
+            if isinstance(node, ast.Name) and flow.definitions(node.id):
+                found = self._name_changes(node.id, site, scope, flow)
+                if found is not None:
+                    reason = found if node is argument else \
+                        (f"a Python number computed from `{node.id}`, {found[0]}", found[1])
+                    break
             attr = self_attribute(node)
             if attr is not None and self._attribute_kind(attr, scope) == "changing":
                 cls = self.state.class_of(scope)
                 assert cls is not None
                 change = next(b.stmt for b in self.state.class_attrs(cls)[attr] if not is_number(b.value))
-                return f"a Python number that changes on {_line(self.facts, change)}", change
-        return None
+                reason = f"a Python number that changes on {_line(self.facts, change)}", change
+                break
+        return reason
 
-    def _name_changes(self, name: str, site: CallSite, scope: Scope) -> tuple[str, ast.AST] | None:
-        bindings = self.state.names(scope).bindings.get(name, [])
+    def python_numbers(self, changing: list[tuple[ast.expr, str, ast.AST]], site: CallSite
+                       ) -> list[tuple[ast.expr, str, ast.AST]]:
+        """The changing arguments that are Python numbers, when the loops around the call run
+        often enough for TensorFlow's warning (the value model, asked last: it costs the most)."""
+        if site.loops and _iterations(site.loops, self.values, site.scope) < WARNING_THRESHOLD:
+            return []  # a handful of iterations: a few traces, no warning from TensorFlow
+        return [found for found in changing if self.is_scalar(found[0], site.scope)]
+
+    def _name_changes(self, name: str, site: CallSite, scope: Scope, flow) -> tuple[str, ast.AST] | None:
         for loop in site.loops:
             index = _loop_index(loop, name, self.values, site.scope) if isinstance(loop, (ast.For, ast.AsyncFor)) \
                 else None
@@ -729,10 +760,10 @@ class _Scalars:
                     return (f"an element of what the loop on {_line(self.facts, loop)} iterates, a new Python "
                             "number on every iteration"), loop
                 return f"the {index} of the loop on {_line(self.facts, loop)}, a new Python int on every iteration", loop
-            for binding in bindings:
-                if binding.kind in ("assign", "augassign", "walrus") and inside(binding.stmt, loop):
-                    return (f"a Python number reassigned on {_line(self.facts, binding.stmt)}, inside the loop "
-                            "around this call"), binding.stmt
+            for d in flow.definitions(name):
+                if d.kind in ("assign", "augassign") and loop in d.loops:
+                    return (f"a Python number reassigned on {_line(self.facts, d.stmt)}, inside the loop "
+                            "around this call"), d.stmt
         return None
 
 
