@@ -1106,16 +1106,7 @@ GRAD_SKIP: dict[str, str] = {
 
 # Samples where TensorFlow disagrees with the table and the row waits for a rule's owner (strict:
 # an XPASS fails, so the entry goes when the row is corrected).
-_CONST_FOR_TAPE010 = ("TensorFlow differentiates it through a tensor argument (grad yes), but TAPE010's "
-                      "_creation (rules/tape/tape010_source_not_watched.py) counts a tensor made inside the tape "
-                      "as a constant only for 'const' rows: with 'yes' it misses `x = tf.linspace(0.0, 1.0, 5)` "
-                      "inside the block; values.py already makes an op of plain data alone plain data")
-KNOWN_WRONG: dict[str, str] = {
-    "tensorflow.fill#0": _CONST_FOR_TAPE010,
-    "tensorflow.linspace#1": _CONST_FOR_TAPE010,
-    "tensorflow.meshgrid#0": _CONST_FOR_TAPE010,
-    "tensorflow.SparseTensor#0": _CONST_FOR_TAPE010,
-}
+KNOWN_WRONG: dict[str, str] = {}
 
 
 def samples() -> list[tuple[str, int, str]]:

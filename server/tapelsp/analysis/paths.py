@@ -38,6 +38,7 @@ from ..facts.dataflow import Def, Flow, flow_of, inside, position
 from ..facts.model import CallSite, Facts, Scope, Tape
 from ..facts.names import dotted
 from ..facts.walk import statements_breadth_first
+from . import library
 
 DEAD, MAYBE, LIVE = 0, 1, 2
 
@@ -53,32 +54,8 @@ NONDIFF = "nondiff"            # TAPE009
 ASSIGN = "assign"              # TAPE013
 NUMPY_FUNCTION = "numpy_function"  # TAPE014
 
-_LEAVE_TF_MODULES = ("numpy.", "math.", "scipy.")
-_NUMPY_CONVERTERS = {
-    "keras.ops.convert_to_numpy": "keras.ops.convert_to_numpy",
-    "keras.backend.get_value": "K.get_value",
-    "keras.backend.batch_get_value": "K.batch_get_value",
-}
-_KERAS_EVAL = {"keras.backend.eval": "K.eval"}
-_NUMPY_FUNCTIONS = {"tensorflow.numpy_function", "tensorflow.py_func", "tensorflow.experimental.numpy_function"}
-_STOP_GRADIENT = {"tensorflow.stop_gradient", "keras.ops.stop_gradient", "keras.backend.stop_gradient"}
-_NONDIFF_SUFFIXES = {
-    "argmax", "argmin", "round", "floor", "ceil", "equal", "not_equal", "greater", "greater_equal",
-    "less", "less_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "is_nan",
-    "is_inf", "is_finite", "floordiv", "floor_div", "sign_bit", "argsort", "in_top_k",
-}
-_NONDIFF_NAMESPACES = ("tensorflow.", "tensorflow.math.", "keras.ops.", "keras.backend.",
-                       "tensorflow.experimental.numpy.")
-_CASTS = {"tensorflow.cast", "tensorflow.dtypes.cast", "tensorflow.saturate_cast", "keras.ops.cast",
-          "keras.backend.cast"}
 _INT_DTYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool",
                "string", "qint8", "quint8", "qint32"}
-# Library calls whose result never depends differentiably on their arguments.
-_STRUCTURAL = {
-    "tensorflow.shape", "tensorflow.size", "tensorflow.rank", "tensorflow.zeros_like",
-    "tensorflow.ones_like", "tensorflow.shape_n", "keras.ops.shape", "keras.backend.shape",
-    "keras.ops.zeros_like", "keras.ops.ones_like", "keras.backend.int_shape",
-}
 _PYTHON_SCALARS = {"float", "int", "bool", "complex"}
 _PYTHON_DEAD = {"len", "range", "isinstance", "issubclass", "print", "str", "repr", "type", "hasattr",
                 "id", "hash", "format", "callable", "super", "object", "open", "input", "vars", "dir"}
@@ -845,51 +822,56 @@ class Evaluator:
         return max(MAYBE, self.join(args, at))
 
     def library(self, qualname: str, node: ast.Call, args, at) -> int:
+        """A library call, as the library table says it treats the gradient (analysis/library.tsv:
+        `leave` -> NumPy, `no` and `stop` -> no gradient, `const` -> not from its arguments)."""
         short = _short(node.func)
-        if qualname.startswith(_LEAVE_TF_MODULES):
-            status = self.join(args, at)
-            self.cut(NUMPY, node, f"`{short}`", node.args[0] if node.args else None, status)
-            return DEAD
+        first = node.args[0] if node.args else None
         if qualname == "tensorflow.Variable":
             status = self.join(args[:1], at)
-            self.cut(NUMPY, node, "re-wrapping in `tf.Variable(...)`", node.args[0] if node.args else None,
-                     status)
+            self.cut(NUMPY, node, "re-wrapping in `tf.Variable(...)`", first, status)
             return DEAD
-        if qualname in _NUMPY_CONVERTERS:
+        api = library.api(qualname)
+        if api is None:
+            if qualname.startswith("scipy."):
+                status = self.join(args, at)
+                self.cut(NUMPY, node, f"`{short}`", first, status)
+                return DEAD
+            if qualname.startswith(("tensorflow.", "keras.", "tensorflow_probability.", "tf_keras.")):
+                return self.join(args, at)
+            return max(MAYBE, self.join(args, at))
+        grad = api.grad
+        if grad == "leave":
+            if api.py_callback:
+                status = self.join(args, at)
+                func = node.args[api.py_callback[0]] if len(node.args) > api.py_callback[0] else None
+                if isinstance(func, ast.Name):
+                    status = max(status, self.function_mentions_root(func))
+                self.cut(NUMPY_FUNCTION, node, f"`{short}`", node.args[1] if len(node.args) > 1 else None, status)
+                return DEAD
             status = self.join(args, at)
-            self.cut(NUMPY, node, f"`{short}`", node.args[0] if node.args else None, status)
+            self.cut(PREDICT if api.has("predict") else NUMPY, node, f"`{short}`", first, status)
             return DEAD
-        if qualname in _KERAS_EVAL:
-            status = self.join(args, at)
-            self.cut(PREDICT, node, f"`{short}`", node.args[0] if node.args else None, status)
-            return DEAD
-        if qualname in _NUMPY_FUNCTIONS:
-            status = self.join(args, at)
-            func = node.args[0] if node.args else None
-            if isinstance(func, ast.Name):
-                status = max(status, self.function_mentions_root(func))
-            self.cut(NUMPY_FUNCTION, node, f"`{short}`", node.args[1] if len(node.args) > 1 else None, status)
-            return DEAD
-        if qualname in _STOP_GRADIENT:
+        if grad == "stop":
             status = self.join(args[:1], at)
-            self.cut(NONDIFF, node, f"`{short}`", node.args[0] if node.args else None, status)
+            self.cut(NONDIFF, node, f"`{short}`", first, status)
             return DEAD
-        if qualname in _CASTS:
+        if grad == "no":
+            status = self.join(args, at)
+            self.cut(NONDIFF, node, f"`{short}`", first, status)
+            return DEAD
+        if grad == "const":
+            if api.has("hands_back"):
+                return self.join(args[:1], at)
+            return DEAD
+        if api.kind == "tensor" and grad == "yes" and api.dtype and api.dtype[0].startswith("kw=dtype"):
+            # A cast: to an integer dtype it has no gradient.
             dtype = _argument(node, 1, "dtype")
             status = self.join(node.args[:1], at)
             if dtype is not None and _integer_dtype(dtype, self.facts):
-                self.cut(NONDIFF, node, f"`{short}` to `{ast.unparse(dtype)}`", node.args[0] if node.args else None,
-                         status)
+                self.cut(NONDIFF, node, f"`{short}` to `{ast.unparse(dtype)}`", first, status)
                 return DEAD
             return status
-        if qualname in _STRUCTURAL or qualname.startswith(("tensorflow.random.", "keras.random.")):
-            return DEAD
-        for namespace in _NONDIFF_NAMESPACES:
-            if qualname.startswith(namespace) and qualname[len(namespace):] in _NONDIFF_SUFFIXES:
-                status = self.join(args, at)
-                self.cut(NONDIFF, node, f"`{short}`", node.args[0] if node.args else None, status)
-                return DEAD
-        if qualname.startswith(("tensorflow.", "keras.", "tensorflow_probability.", "tf_keras.")):
+        if grad == "yes" or qualname.startswith(("tensorflow.", "keras.", "tensorflow_probability.", "tf_keras.")):
             return self.join(args, at)
         return max(MAYBE, self.join(args, at))
 

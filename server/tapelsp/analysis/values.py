@@ -296,8 +296,6 @@ MAX_IMPORTERS_READ = 2
 # A chain deeper than that (`x = layer(x)` fifty times) is followed in steps: this many at most.
 _MAX_RESUMES = 64
 # Functions that hand back a tensor given one, and make a tensor from plain data.
-_CONVERTERS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tensor", "tensorflow.identity",
-                         "keras.ops.convert_to_tensor"})
 # Keyword arguments of an op that are not its operands.
 _NOT_OPERANDS = frozenset({"name", "dtype", "out_type", "output_type"})
 
@@ -315,6 +313,9 @@ class ValueModel:
         self._memo: dict[tuple[int, int], Value] = {}
         self._definitions: dict[tuple, Value] = {}
         self._remote_questions = 0
+        # Models made to evaluate one call's return with that call's arguments are one level
+        # deep (`_returns_for_this_call`).
+        self._context_depth = 0
         # Calls in other modules are looked for only in files that ask a tape for gradients,
         # where what a parameter holds decides a finding (reading importers costs a whole check
         # each; library code would look for every public function's callers).
@@ -754,7 +755,10 @@ class ValueModel:
         if kind == METHOD:
             return self._method_call(func, node, scope)
         if kind == FUNCTION:
-            return _adopt(owner._made_per_call(owner.returns(func.ref), func.ref, node, owner is self), owner, self)
+            result = owner.returns(func.ref)
+            if not result.certain:
+                result = self._returns_for_this_call(owner, func.ref, node, scope) or result
+            return _adopt(owner._made_per_call(result, func.ref, node, owner is self), owner, self)
         if kind == CLASS:
             if not isinstance(func.ref, ast.ClassDef):
                 return UNKNOWN_VALUE  # one of several classes
@@ -794,6 +798,29 @@ class ValueModel:
             return Value(TENSOR, True, dtype=_dtype_keyword(self, node, "dtype", 1, scope) or "float32",
                          symbolic=self.traced(scope), origin=node, data=True)
         return UNKNOWN_VALUE
+
+    def _returns_for_this_call(self, owner: "ValueModel", function: ast.AST, call: ast.Call,
+                               scope: Scope) -> Value | None:
+        """What `function` returns given this call's arguments (`linear_warmup(step, 8)` with
+        `step` a Python int here), when its return does not follow from its code alone: the
+        body is evaluated once more, in a model of its own file whose parameters are these
+        arguments. One level deep; None when that says nothing more."""
+        if self._context_depth >= 1 or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or function.decorator_list or len(_positional(function)) > 8:
+            return None
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        context = ValueModel(owner.facts, owner.targets, project=owner.project, path=owner.path, reads=self.reads)
+        context._context_depth = self._context_depth + 1
+        params = _positional(function)
+        keyword_only = {a.arg for a in function.args.kwonlyargs}
+        for name in params + sorted(keyword_only):
+            arg = _argument_for(call, params, name, keyword_only)
+            if arg is None or arg is _STARRED:
+                continue
+            context._params[(id(function), name)] = _adopt(self.value(arg, scope), self, context)
+        result = context.returns(function)
+        return _adopt(result, context, self) if result.known else None
 
     def _made_per_call(self, result: Value, function: ast.AST, call: ast.Call, here: bool) -> Value:
         """A factory (`def build_q(): return keras.Sequential([...])`) makes a new object on every
@@ -945,7 +972,7 @@ class ValueModel:
         dtype = self._dtype_rule(api, call, scope, receiver, numpy) if api.dtype else None
         if kind == TENSOR:
             data = api.grad == "const"
-            if api.name in _CONVERTERS and call is not None and call.args:
+            if api.has("hands_back") and call is not None and call.args:
                 data = self._plain_data(call, scope)
                 inner = self.value(call.args[0], scope)
                 if not data and inner.kind == TENSOR and dtype in (None, inner.dtype):

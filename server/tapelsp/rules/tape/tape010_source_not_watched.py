@@ -14,7 +14,7 @@ from ...analysis.gradcalls import (
     watch_calls,
     watch_position,
 )
-from ...analysis.values import TENSOR, VARIABLE, Value, is_integer_dtype, values_for
+from ...analysis.values import TENSOR, TF_VALUES, VARIABLE, Value, is_integer_dtype, values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 _VARIABLE_LISTS = ("trainable_variables", "trainable_weights", "variables", "weights")
@@ -334,7 +334,7 @@ class SourceNotWatched(Rule):
                     value = values.value(element, call.site.scope)
                     if is_integer_dtype(value.dtype):
                         continue  # integer sources: TAPE012
-                    problem = _problem(value, watch_all, call, element.id, ctx.facts.imports)
+                    problem = _problem(value, watch_all, call, element.id, values)
                     if problem is None or watch_position(ctx.facts, call, element.id) is not False:
                         continue
                     self._report(ctx, call, element, value, problem)
@@ -413,7 +413,7 @@ def _watch_offer(ctx: Context, call: GradCall, element: ast.expr):
     return build
 
 
-def _problem(value: Value, watch_all: bool | None, call: GradCall, name: str, imports) -> str | None:
+def _problem(value: Value, watch_all: bool | None, call: GradCall, name: str, values) -> str | None:
     """Why the tape does not watch the source `name`, or None when it may."""
     if value.is_(VARIABLE):
         if value.trainable is False:
@@ -432,22 +432,19 @@ def _problem(value: Value, watch_all: bool | None, call: GradCall, name: str, im
     if recorded:
         # Made inside the block: unwatched only when made there from data (`tf.constant(...)`),
         # not when computed from other tensors (which the tape may watch).
-        made = value.data and all(_creation(imports, d.value) and d.value is value.origin for d in recorded)
+        made = value.data and all(_creation(values, d.value, call.site.scope) and d.value is value.origin
+                                  for d in recorded)
         return "constant" if made else None
     return "constant" if value.data else "computed"
 
 
-def _creation(imports, value: ast.expr | None) -> bool:
-    """`tf.constant(...)`, `tf.zeros(...)`, `tf.random.normal(...)`: a call that makes a tensor
-    from nothing the tape could watch (not an op of other tensors)."""
+def _creation(values, value: ast.expr | None, scope) -> bool:
+    """`tf.constant(...)`, `tf.zeros(...)`, `tf.linspace(0.0, 1.0, 5)`: a call that makes a tensor
+    from Python or NumPy data only, nothing the tape could watch (not an op of other tensors)."""
     if not isinstance(value, ast.Call):
         return False
-    from ...analysis import library
-
-    qualname = imports.resolve(value.func)
-    api = library.api(qualname)
-    return api is not None and api.kind == "tensor" and (
-        api.grad == "const" or qualname in ("tensorflow.constant", "tensorflow.convert_to_tensor"))
+    operands = [*value.args, *(k.value for k in value.keywords)]
+    return all(values.value(a, scope).kind not in TF_VALUES for a in operands)
 
 
 def _elements(sources: ast.expr) -> list[ast.expr]:
