@@ -51,3 +51,30 @@ def test_with_the_value_model_it_runs_what_instances_hold():
     [tf_function] = facts.tf_functions
     found = traced_functions(facts, tf_function, values_of(facts))
     assert _names(found) == {"train_step", "helper", "__call__", "step", "act"}
+
+
+def test_keras_step_methods_are_traces_and_untraced_files_answer_at_once():
+    from tapelsp.analysis.traced import keras_traces, trace_of
+
+    source = textwrap.dedent("""
+        import keras
+
+        class Net(keras.Model):
+            def train_step(self, data):
+                def inner(x):
+                    return x
+                return inner(data)
+
+            def helper(self, x):
+                return x
+    """)
+    facts = build(ast.parse(source), SourceText(source))
+    values = values_of(facts)
+    [(trace, bodies)] = keras_traces(values)
+    assert trace.keras and trace.node.name == "train_step" and _names(bodies) == {"train_step", "inner"}
+    helper = facts.classes["Net"].body[1]
+    assert trace_of(values, facts.function_scopes[helper]) is None
+    plain = "def f(x):\n    return x.sum()\n"
+    facts = build(ast.parse(plain), SourceText(plain))
+    assert trace_of(values_of(facts), facts.function_scopes[facts.tree.body[0]], combinators=True) is None
+    assert facts.__dict__["_traces"] == {}

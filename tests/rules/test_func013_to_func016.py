@@ -269,3 +269,32 @@ def test_func016_tensor_conditions_are_converted() -> None:
                     return x
                 return -x
     """) == []
+
+
+def test_a_keras_train_step_that_leaks_a_tensor_into_a_global_dict() -> None:
+    """Keras traces train_step into a tf.function; a callback reading the stored tensor then
+    gets the graph's tensor (the dev corpus's 128, labelled under TensorFlow 2.21)."""
+    source = inspect.cleandoc('''
+        import tensorflow as tf
+        import keras
+
+        DEBUG = {}
+
+        class Monitored(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.hidden = keras.layers.Dense(4)
+
+            def train_step(self, data):
+                x, y = data
+                h = self.hidden(x)
+                DEBUG["hidden"] = h
+                return {"loss": tf.reduce_mean(h)}
+
+        class Monitor(keras.callbacks.Callback):
+            def on_train_batch_end(self, batch, logs=None):
+                print(DEBUG["hidden"])
+    ''') + "\n"
+    found = [v for v in tapelsp.check_source(source, "t.py", Settings()) if v.code == "FUNC013"]
+    assert [v.range.start.line + 1 for v in found] == [14]
+    assert found[0].message.startswith("`train_step`, which Keras traces into a tf.function, puts a tensor")

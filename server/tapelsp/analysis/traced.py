@@ -239,7 +239,7 @@ def trace_of(values, scope: Scope, combinators: bool = False) -> Trace | None:
     if lexical is not None and lexical.node is not None:
         return index.get(id(lexical.node)) or Trace(lexical.node, lexical.origin, lexical)
     found = index.get(id(function.node))
-    if found is None and combinators:
+    if found is None and combinators and _may_combine(values):
         current: Scope | None = function
         while current is not None and current.kind in ("function", "lambda"):
             caller = values.tracing_call(current.node)
@@ -249,11 +249,38 @@ def trace_of(values, scope: Scope, combinators: bool = False) -> Trace | None:
     return found
 
 
+def _may_combine(values) -> bool:
+    """Does the file call anything the table says traces a function it is given (`.map(`,
+    tf.map_fn...)? Most files do not: then no function of theirs is asked what traces it."""
+    facts = values.facts
+    found = facts.__dict__.get("_may_combine")
+    if found is None:
+        from . import library
+        from .values import DATASET
+
+        found = any((site.qualname is not None and (library.api(site.qualname) or _NO_API).traced_fn)
+                    or (site.method is not None and (library.method(DATASET, site.method) or _NO_API).traced_fn)
+                    for site in facts.calls)
+        facts.__dict__["_may_combine"] = found
+    return found
+
+
+class _NoApi:
+    traced_fn = ()
+
+
+_NO_API = _NoApi()
+
+
 def _traces(values) -> dict[int, Trace]:
     from .values import MODEL
 
     facts = values.facts
     index: dict[int, Trace] = {}
+    if not facts.tf_functions and not any(
+            isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name in _KERAS_STEPS
+            for cls in facts.classes.values() for m in cls.body):
+        return index  # nothing in this file is traced (the cheap answer for most files)
     for tf_function in facts.tf_functions:
         if tf_function.node is None:
             continue
@@ -275,3 +302,15 @@ def _traces(values) -> dict[int, Trace]:
                         index[id(node)] = trace
                         pending.extend(children.get(id(node), ()))
     return index
+
+
+def keras_traces(values) -> list[tuple[Trace, set[ast.AST]]]:
+    """Each Keras train_step / test_step / predict_step of this file's models, with the bodies
+    its trace runs (the method and what it defines)."""
+    trace_of(values, values.facts.module)  # builds the index
+    groups: dict[int, tuple[Trace, set[ast.AST]]] = {}
+    nodes = {id(node): node for node in values.facts.function_scopes}
+    for key, trace in values.facts.__dict__["_traces"].items():
+        if trace.keras and key in nodes:
+            groups.setdefault(id(trace), (trace, set()))[1].add(nodes[key])
+    return list(groups.values())

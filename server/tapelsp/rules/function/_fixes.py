@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 
+from ...analysis import library
 from ...facts.model import Facts
 
 _TENSORFLOW = ("tensorflow", "tensorflow.compat.v2")
@@ -90,9 +91,13 @@ def _feeds_tensors(expr: ast.AST, function: ast.AST, facts: Facts, parents: dict
 
 
 def _tensorflow_call(call: ast.Call, facts: Facts) -> bool:
+    """A TensorFlow function that takes tensors in the graph (not one that hands its arguments to
+    Python on every call: the table's py_callback rows, tf.py_function and tf.numpy_function)."""
     qualname = facts.imports.resolve(call.func) or ""
-    return qualname.startswith("tensorflow.") and not qualname.startswith(
-        ("tensorflow.py_function", "tensorflow.numpy_function", "tensorflow.py_func"))
+    if not qualname.startswith("tensorflow."):
+        return False
+    api = library.api(qualname)
+    return api is None or not api.py_callback
 
 
 def hoist_offer(ctx, call: ast.Call, traced_node: ast.AST | None, *, noun: str, base_name: str):

@@ -3,13 +3,13 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ...facts.model import Facts, Scope, TfFunction
+from ...facts.model import Facts, Scope
 from ...model import Severity
 from ...versions import VersionRange
 from ...facts.walk import body_nodes
-from ...analysis.traced import function_name, traced_function_nodes, traced_functions
+from ...analysis.traced import function_name, keras_traces, traced_function_nodes, traced_functions
 from ...analysis.values import TENSOR, ValueModel, values_for
-from ...facts.dataflow import flow_of
+from ...analysis.python_state import file_state
 from ..base import Context, Proof, Rule, invalid, valid
 
 OUT_OF_SCOPE = ("is out of scope and cannot be used here. Use return values, explicit Python locals or "
@@ -28,7 +28,8 @@ class _Leak:
 class LeakedTensor(Rule):
     """
     ## What it does
-    Finds a tensor computed inside a `tf.function` that is stored where it outlives
+    Finds a tensor computed inside a `tf.function` (or a Keras model's `train_step`,
+    `test_step`, `predict_step`, which Keras traces) that is stored where it outlives
     the trace: assigned to a `global`, to an attribute (`self.last = loss`, not a
     `tf.Variable` assign), or put into a list or dict that lives outside the function,
     and then read outside the trace or on a later call.
@@ -70,7 +71,7 @@ class LeakedTensor(Rule):
     summary = "A tensor of a tf.function's graph stored in a global, an attribute or an outer container"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
-    triggers = ("function",)
+    triggers = ("function", "_step")  # a tf.function, or a Keras train_step / test_step / predict_step
     examples = (
         invalid("""
             import tensorflow as tf
@@ -220,22 +221,27 @@ class LeakedTensor(Rule):
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         values = values_for(ctx)
-        for tf_function, node in traced_function_nodes(facts):
-            traced = traced_functions(facts, tf_function, values)
+        roots = [(f"the tf.function {function_name(node)}", ctx.related(tf_function.origin, "traced by this tf.function"),
+                  tf_function, traced_functions(facts, tf_function, values))
+                 for tf_function, node in traced_function_nodes(facts)]
+        roots += [(trace.how, trace.related(ctx), None, traced) for trace, traced in keras_traces(values)]
+        for label, related, tf_function, traced in roots:
             for function in sorted(traced, key=lambda n: (n.lineno, n.col_offset)):
                 scope = facts.function_scopes.get(function)
                 if scope is None or (scope.tf_function is not None and scope.tf_function is not tf_function):
                     continue
                 for leak in _leaks(values, function, scope):
-                    self._report(ctx, values, tf_function, node, leak, traced)
+                    self._report(ctx, values, label, related, leak, traced)
 
-    def _report(self, ctx: Context, values: ValueModel, tf_function: TfFunction, node: ast.AST, leak: _Leak,
+    def _report(self, ctx: Context, values: ValueModel, label: str, origin, leak: _Leak,
                 traced: set[ast.AST]) -> None:
+        """`label`: "the tf.function `step`" (or a Keras train_step); `origin`: the related location
+        that says what traces it."""
         facts = ctx.facts
-        where = function_name(node)
-        related = [ctx.related(tf_function.origin, "traced by this tf.function")]
+        where = label[0].upper() + label[1:] + ("," if ", which" in label else "")
+        related = [origin]
         if leak.kind == "global":
-            message = (f"The tf.function {where} stores a tensor of its graph in the global `{leak.key}`. "
+            message = (f"{where} stores a tensor of its graph in the global `{leak.key}`. "
                        f"Used after the call or in another trace it raises TypeError \"<tf.Tensor ...> "
                        f"{OUT_OF_SCOPE}\" Return the value instead.")
             ctx.report(leak.node, message, related=related)
@@ -243,14 +249,14 @@ class LeakedTensor(Rule):
         carried = _read_before(facts, leak, traced)
         outside = _read_outside(values, leak, traced)
         if carried is not None:
-            message = (f"`{leak.key}` carries a tensor of the tf.function {where}'s graph across calls: later "
+            message = (f"`{leak.key}` carries a tensor of {label}'s graph across calls: later "
                        "calls reuse the graph without running this line, so the value never updates, and a "
                        f"retrace reads the old graph's tensor: TypeError \"<tf.Tensor ...> {OUT_OF_SCOPE}\" "
                        "Keep the state in a tf.Variable and assign to it.")
             related.append(ctx.related(carried, "the previous value is read here"))
         elif outside is not None:
             what = "puts a tensor of its graph into" if leak.kind == "container" else "stores a tensor of its graph in"
-            message = (f"The tf.function {where} {what} `{leak.key}`, which is read outside the trace "
+            message = (f"{where} {what} `{leak.key}`, which is read outside the trace "
                        f"({ctx.where(outside)}): there it raises TypeError \"<tf.Tensor ...> {OUT_OF_SCOPE}\" "
                        "Return the value instead (or keep it in a tf.Variable).")
             related.append(ctx.related(outside, "read outside the trace here"))
@@ -295,7 +301,7 @@ def _leaks(values: ValueModel, function: ast.AST, scope: Scope) -> list[_Leak]:
 def _outer_container(expr: ast.expr, facts: Facts, scope: Scope) -> str | None:
     """`history` (a name not bound in the function) or `self.items`: a container outliving the call."""
     if isinstance(expr, ast.Name):
-        return None if flow_of(facts, scope).definitions(expr.id) else expr.id
+        return None if file_state(facts).names(scope).binds(expr.id) else expr.id
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id in ("self", "cls"):
         return f"{expr.value.id}.{expr.attr}"
     return None

@@ -9,7 +9,7 @@ from ...versions import VersionRange
 from ...facts.walk import body_nodes
 from ...analysis.traced import function_name, traced_function_nodes, traced_functions
 from ...analysis.values import TENSOR, VARIABLE, ValueModel, values_for
-from ...facts.dataflow import flow_of
+from ...analysis.python_state import file_state
 from ...facts.names import dotted
 from ..base import Context, Proof, Rule, invalid, valid
 
@@ -312,14 +312,14 @@ def _has_tensor(test: ast.expr, values: ValueModel, scope) -> bool:
 
 def _state_read(test: ast.expr, facts: Facts, scope) -> list[str]:
     """`self.x` attributes and module-level names (not bound in the function) the test reads."""
-    flow = flow_of(facts, scope)
+    names = file_state(facts).names(scope)
     keys: list[str] = []
     for sub in ast.walk(test):
         if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "self" \
                 and isinstance(sub.ctx, ast.Load):
             keys.append(f"self.{sub.attr}")
         elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id != "self" \
-                and not flow.definitions(sub.id):
+                and not names.binds(sub.id):
             keys.append(sub.id)
     return list(dict.fromkeys(keys))
 
