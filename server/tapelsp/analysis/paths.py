@@ -64,6 +64,8 @@ _PYTHON_PASS = {"abs", "min", "max", "sum", "list", "tuple", "zip", "enumerate",
                 "divmod"}
 _BUILTINS = frozenset(dir(builtins))
 _ASSIGN_METHODS = ("assign", "assign_add", "assign_sub")
+# Optimizer steps: each assigns the variables it is given.
+_STEP_METHODS = ("apply_gradients", "apply", "minimize")
 # Methods that put a value into a container (the def-use layer sees only assignments).
 _MUTATORS = ("append", "extend", "insert", "add", "update", "appendleft", "extendleft", "setdefault",
              "write")
@@ -455,6 +457,8 @@ class Evaluator:
             if result == LIVE:
                 return result
         self.assigned_read(name, at)
+        self.stepped_read(name, at)
+        self.weights_set_read(name, at)
         return max(result, self.mutations(name, at))
 
     def assigned_read(self, name: str, at: ast.AST) -> None:
@@ -483,6 +487,84 @@ class Evaluator:
                     self.active.discard(key)
                 if status == LIVE:
                     self.cut(ASSIGN, site.node, f"`{name}.{method}(...)`", site.node.args[0], LIVE)
+                    # Whatever else connects the target, the part read back from `name` is a
+                    # constant for the tape: its contribution to the gradient is lost.
+                    self.lost_terms.setdefault(id(site.node), self.cuts[id(site.node)])
+
+    def stepped_read(self, name: str, at: ast.AST) -> None:
+        """Reading a variable that a recorded optimizer step updated earlier
+        (`opt.apply_gradients(zip(grads, [w]))`, then `w` in the target): the update is an
+        assignment, so nothing of the step (the gradients, the optimizer's learning rate) reaches
+        the target through it. The step is the cut when what it writes depends on the root."""
+        root = self.root
+        if name == root.name or name.startswith(root.name + ".") or root.name.startswith(name + "."):
+            return
+        where = position(at)
+        for (receiver, method), sites in self.flow.scope.method_calls.items():
+            if method not in _STEP_METHODS or receiver is None:
+                continue
+            for site in sites:
+                node = site.node
+                if node is at or inside(at, node) or position(node) >= where:
+                    continue
+                if not (self.mode == "touch" or self.all_recorded or self._site_recorded(site)):
+                    continue
+                written, inputs = _step_operands(node, method)
+                if written is None or not any(dotted(n) == name for n in ast.walk(written)):
+                    continue
+                key = ("step", id(node))
+                if key in self.active:
+                    continue
+                self.active.add(key)
+                try:
+                    status = max(self.join(inputs, node), self._learning_rate(node.func.value))
+                finally:
+                    self.active.discard(key)
+                if status == LIVE:
+                    self.cut(ASSIGN, node, f"`{receiver}.{method}(...)`", inputs[0] if inputs else None, LIVE)
+                    self.lost_terms.setdefault(id(node), self.cuts[id(node)])
+
+    def weights_set_read(self, name: str, at: ast.AST) -> None:
+        """Reading an object after a recorded `name.set_weights(other.get_weights())`: the
+        weights are copied as NumPy arrays and assigned, so nothing connects them to `other`."""
+        root = self.root
+        if name == root.name or name.startswith(root.name + "."):
+            return
+        where = position(at)
+        for site in self.flow.scope.method_calls.get((name, "set_weights"), ()):
+            node = site.node
+            if not node.args or node is at or inside(at, node) or position(node) >= where:
+                continue
+            if not (self.mode == "touch" or self.all_recorded or self._site_recorded(site)):
+                continue
+            weights = node.args[0]
+            if isinstance(weights, ast.Call) and isinstance(weights.func, ast.Attribute) \
+                    and weights.func.attr == "get_weights" and not weights.args:
+                source = dotted(weights.func.value)
+                status = LIVE if source is not None and (source == root.name or root.name.startswith(source + ".")) \
+                    else self.value(weights.func.value, node)
+            else:
+                status = self.value(weights, node)
+            if status == LIVE:
+                self.cut(ASSIGN, node, f"`{name}.set_weights(...)`", weights, LIVE)
+                self.lost_terms.setdefault(id(node), self.cuts[id(node)])
+
+    def _learning_rate(self, optimizer: ast.expr) -> int:
+        """LIVE when the optimizer's learning rate is a callable that reads the root: it runs at
+        each step, under the tape (`SGD(learning_rate=lambda: tf.exp(log_lr))`)."""
+        model = self.home or self.values
+        if model is None:
+            return DEAD
+        made = model.value(optimizer, self.flow.scope).origin
+        if not isinstance(made, ast.Call):
+            return DEAD
+        rate = _argument(made, 0, "learning_rate", "lr")
+        if isinstance(rate, ast.Name):
+            return self.function_mentions_root(rate) if self._module_function(rate.id) is not None else DEAD
+        if isinstance(rate, ast.Lambda):
+            root_base = self.root.name.split(".")[0]
+            return LIVE if any(isinstance(n, ast.Name) and n.id == root_base for n in ast.walk(rate.body)) else DEAD
+        return DEAD
 
     def mutations(self, name: str, at: ast.AST) -> int:
         """`losses.append(loss)`: what went into a container before `at` (or earlier in a loop)."""
@@ -537,6 +619,13 @@ class Evaluator:
     def _define(self, d: Def, name: str) -> int:
         if d.kind == "param":
             return self.params.get(name, DEAD)
+        if d.kind == "def" and isinstance(d.stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            # A function as a value (`JointDistributionCoroutine(model)`): whatever it reads of
+            # the root when it runs, unknown here.
+            head = self.root.name.split(".")[0]
+            if any(isinstance(n, ast.Name) and n.id == head for n in ast.walk(d.stmt)):
+                return MAYBE
+            return DEAD
         if d.kind in ("import", "def", "del", "handler", "with") or d.value is None:
             return DEAD
         value = _element_for(d, name)
@@ -681,6 +770,8 @@ class Evaluator:
             if self.flow.definitions(name):
                 return self.name(name, node, at)
             self.assigned_read(name, at)
+            self.stepped_read(name, at)
+            self.weights_set_read(name, at)
             if name.startswith("self."):
                 return self.self_attribute(name, node)
         base = self.value(node.value, at)
@@ -699,8 +790,9 @@ class Evaluator:
             if value.certain and (value.kind in _PLAIN_KINDS or (value.kind == "tensor" and value.data)):
                 return DEAD
             if value.is_("variable") and isinstance(value.origin, ast.Call):
-                if self.root.owner:
-                    # A variable this class creates itself is not one of another object's.
+                if self.root.owner or ("." not in self.root.name and self.root.name != "self"):
+                    # A variable this class creates itself is not one of another object's, nor a
+                    # value passed in (`model(x)`, the root `x`).
                     return DEAD
                 # Another variable than the root (`self.bias` when the root is `self.kernel`).
                 root_value = model.name(self.root.name, self.flow.scope, node) if "." in self.root.name else None
@@ -891,6 +983,11 @@ class Evaluator:
             return LIVE
         if self._env_has(name):
             return DEAD
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.params \
+                and root.name.startswith("\0"):
+            # `model.forward(x)` on a parameter, the root out of this function's reach: the
+            # object passed in is all the method can get the root from.
+            return self.params[func.value.id]
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             # `arr.mean()`, `h.reshape(...)`: a method of a local value is as live as the value.
             defs = self.flow.reaching(func.value.id, at)
@@ -899,12 +996,40 @@ class Evaluator:
         bound = self._bound_library_object(name, at)
         if bound is not None:
             return bound
+        if isinstance(func, ast.Name):
+            # `adapted = clone(model)`, then `adapted(x)`: the object is what the function made of
+            # its arguments (a copy whose weights were set from the root's holder, say).
+            defs = self.flow.reaching(func.id, at)
+            if defs and all(d.kind == "assign" and isinstance(d.value, ast.Call)
+                            and self._local_function(d.value.func, d.stmt) is not None for d in defs):
+                return self.value(func, at)
         if self.mode == "touch" and self.distinct is not None and not _mutated(self.flow, name) \
                 and self.distinct(name, root, at):
             return DEAD
         if self._fresh_object_apart_from_root(func, at):
             return DEAD
+        if self._class_apart_from_root(func):
+            return DEAD
         return MAYBE
+
+    def _class_apart_from_root(self, func: ast.expr) -> bool:
+        """`MetaModel()`: constructing a class of this file whose code never names the root (nor
+        reaches another module's names) makes an object holding only what it is given (its
+        arguments count on their own)."""
+        if not isinstance(func, ast.Name) or self.home is not None:
+            return False
+        cls = self.facts.classes.get(func.id)
+        if cls is None or self.flow.definitions(func.id) or func.id in self.params:
+            return False
+        head = self.root.name.split(".")[0]
+        if head == "self":
+            return False
+        for node in ast.walk(cls):
+            if isinstance(node, ast.Name) and (node.id == head or node.id == "globals"):
+                return False
+            if isinstance(node, ast.Global):
+                return False
+        return True
 
     def _scope_of_flow(self):
         scope = self.flow.scope
@@ -971,6 +1096,8 @@ class Evaluator:
             mapped = Root("self", root.owner, root.node)
         elif root.name.startswith(receiver_name + "."):
             mapped = Root("self" + root.name[len(receiver_name):], root.owner, root.node)
+        elif any(dotted(a) == root.name for a in (*node.args, *(k.value for k in node.keywords))):
+            mapped = None  # `model(x)` with the root `x` passed in: the parameter stands for it
         else:
             return None
         model = self.home or values
@@ -1147,6 +1274,35 @@ class Evaluator:
     def _recorded(self, node: ast.AST) -> bool:
         site = _index(self.facts).sites.get(id(node))
         return site is not None and self._site_recorded(site)
+
+
+def _step_operands(node: ast.Call, method: str) -> tuple[ast.expr | None, list[ast.expr]]:
+    """An optimizer step's variables and what their update is computed from:
+    `apply_gradients(zip(grads, variables))` and `apply_gradients(pairs)`; `apply(grads, variables)`;
+    `minimize(loss, var_list)`."""
+    def arg(index: int, *names: str) -> ast.expr | None:
+        return _argument(node, index, *names)
+
+    if method == "apply_gradients":
+        pairs = arg(0, "grads_and_vars")
+        if isinstance(pairs, ast.Call) and isinstance(pairs.func, ast.Name) and pairs.func.id == "zip" \
+                and len(pairs.args) == 2:
+            return pairs.args[1], [pairs.args[0]]
+        return pairs, [pairs] if pairs is not None else []
+    if method == "apply":
+        grads, variables = arg(0, "grads"), arg(1, "trainable_variables")
+        return variables, [grads] if grads is not None else []
+    loss, variables = arg(0, "loss"), arg(1, "var_list")
+    return variables, [loss] if loss is not None else []
+
+
+def optimizer_step(node: ast.AST) -> str | None:
+    """The variables an optimizer step call updates, as written (`[w]`), or None for another node."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) \
+            or node.func.attr not in _STEP_METHODS:
+        return None
+    written, _ = _step_operands(node, node.func.attr)
+    return ast.unparse(written) if written is not None else None
 
 
 def _short(func: ast.expr) -> str:

@@ -44,6 +44,12 @@ _INTERNAL = {
     "tensorflow.python.ops.gradients_impl.gradients_v2": "tensorflow.gradients",
 }
 
+_TFP_INTERNAL = "tensorflow_probability.python."
+_TFP_PUBLIC = frozenset({"distributions", "bijectors", "math", "optimizer", "mcmc", "layers", "vi", "sts",
+                         "glm", "stats", "util", "monte_carlo", "random", "experimental"})
+_TFP_SUBPACKAGES = frozenset({"psd_kernels", "linalg", "util", "marginalize", "mcmc", "distributions", "bijectors",
+                              "vi", "nn", "sts", "optimizer", "math", "stats", "layers", "glm", "random"})
+
 _TOP_LEVEL = {
     "tensorflow", "keras", "tf_keras", "numpy", "tensorflow_probability", "random", "time",
 }
@@ -62,6 +68,19 @@ def canonical(qualname: str) -> str:
             break
     if qualname in ("tensorflow.keras", "tf_keras", "tensorflow.python.keras"):
         return "keras"
+    if qualname.startswith(_TFP_INTERNAL):
+        # `from tensorflow_probability.python.distributions import normal`, `normal.Normal`: the
+        # public `tfp.distributions.Normal` (TFP's own code and tests import it this way).
+        parts = qualname[len(_TFP_INTERNAL):].split(".")
+        if parts[0] in _TFP_PUBLIC and len(parts) >= 2:
+            # Subpackages stay, the module after them goes (`distributions.beta.Beta.from_...`,
+            # `experimental.util.deferred_module.DeferredModule`, `math.psd_kernels.matern.X`).
+            at = 1
+            while at < len(parts) - 1 and parts[at] in _TFP_SUBPACKAGES:
+                at += 1
+            module = parts[at] if at < len(parts) - 1 else ""
+            kept = [*parts[:at], *parts[at + 1:]] if module.islower() and not module.startswith("_") else parts
+            return "tensorflow_probability." + ".".join(kept)
     return _INTERNAL.get(qualname, qualname)
 
 

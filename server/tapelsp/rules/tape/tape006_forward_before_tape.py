@@ -361,8 +361,28 @@ def _deferred(values, d: Def, name: str | None = None) -> bool:
         return False
     if name is None or not isinstance(d.value, ast.Call):
         return True
-    arguments = [*d.value.args, *(k.value for k in d.value.keywords)]
-    return not any(mentions(a, name) and dotted(a) != name for a in arguments)
+    return _holds_as_is(values, d.value, name, 0)
+
+
+def _holds_as_is(values, call: ast.Call, name: str, depth: int) -> bool:
+    """Every argument of `call` that mentions `name` is `name` itself, or another such object
+    holding it as it is (`Sample(Independent(Logistic(loc=loc)))`)."""
+    for argument in [*call.args, *(k.value for k in call.keywords)]:
+        if isinstance(argument, ast.Starred):
+            argument = argument.value
+        if not mentions(argument, name) or dotted(argument) == name:
+            continue
+        if isinstance(argument, (ast.List, ast.Tuple)) and depth < 4:
+            wrapper = ast.Call(func=ast.Name(id="list", ctx=ast.Load()), args=list(argument.elts), keywords=[])
+            if _holds_as_is(values, wrapper, name, depth + 1):
+                continue
+            return False
+        if isinstance(argument, ast.Call) and depth < 4 \
+                and values.value(argument, values.scope_at(argument)).kind in _DEFERRED_KINDS \
+                and _holds_as_is(values, argument, name, depth + 1):
+            continue
+        return False
+    return True
 
 
 def _runs_through_helper(values, call: GradCall, d: Def, model: str) -> bool:

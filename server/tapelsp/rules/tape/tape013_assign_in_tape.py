@@ -4,7 +4,7 @@ import ast
 
 from ...model import Severity
 from ...versions import VersionRange
-from ...analysis.paths import ASSIGN, cuts_of, gradient_phrase
+from ...analysis.paths import ASSIGN, cuts_of, gradient_phrase, lost_term, optimizer_step
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 
@@ -45,7 +45,7 @@ class AssignInTape(Rule):
     summary = "The target reads a variable that was assigned from the sources inside the tape"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
-    triggers = ("assign",)
+    triggers = ("assign", "apply_gradients", "minimize", ".apply(", "set_weights")
     examples = (
         invalid("""
             import tensorflow as tf
@@ -120,7 +120,7 @@ class AssignInTape(Rule):
             g = tape.gradient(loss, w)
         """, "a counter assigned in the tape that the loss does not read",
             proof=Proof(check="assert float(g) == 12.0")),
-        valid("""
+        invalid("""
             import tensorflow as tf
 
             w = tf.Variable(2.0)
@@ -130,8 +130,87 @@ class AssignInTape(Rule):
                 acc.assign_add(x * w)
                 loss = acc * 2.0 + w
             g = tape.gradient(loss, w)
-        """, "another route to `w` remains (the assigned part still gets no gradient, silently)",
+        """, 7, "another route to `w` remains, and the assigned part is silently lost: 1.0, not 2 * 3 + 1",
             proof=Proof(check="assert float(g) == 1.0")),
+        invalid("""
+            import tensorflow as tf
+
+            class TiedAutoencoder(tf.Module):
+                def __init__(self):
+                    self.encoder = tf.Variable([[0.5], [-1.0]])
+                    self.decoder = tf.Variable(tf.zeros((1, 2)), trainable=False)
+
+                def __call__(self, x):
+                    self.decoder.assign(tf.transpose(self.encoder))
+                    return (x @ self.encoder) @ self.decoder
+
+            ae = TiedAutoencoder()
+            x = tf.constant([[1.0, 2.0]])
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(ae(x))
+            g = tape.gradient(loss, ae.encoder)
+            with tf.GradientTape() as tape:
+                tied = tf.reduce_sum((x @ ae.encoder) @ tf.transpose(ae.encoder))
+            g_tied = tape.gradient(tied, ae.encoder)
+        """, 9, "tied weights copied by assign: the decoder's share of the gradient is lost (a factor, not a term)",
+            proof=Proof(check="assert float(tf.reduce_max(tf.abs(g - g_tied))) > 0.1")),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(1.0)
+            log_lr = tf.Variable(-1.0)
+            opt = tf.keras.optimizers.SGD(learning_rate=lambda: tf.exp(log_lr))
+            with tf.GradientTape() as outer:
+                with tf.GradientTape() as inner:
+                    train = (w - 3.0) ** 2
+                grads = inner.gradient(train, [w])
+                opt.apply_gradients(zip(grads, [w]))
+                val = (w - 2.0) ** 2
+            meta = outer.gradient(val, log_lr)
+        """, 10, "a meta-gradient through an optimizer step: the learning rate is used by an assignment",
+            proof=Proof(check="assert meta is None")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable(1.0)
+            log_lr = tf.Variable(-1.0)
+            with tf.GradientTape() as outer:
+                with tf.GradientTape() as inner:
+                    train = (w - 3.0) ** 2
+                grads = inner.gradient(train, [w])
+                w_new = w - tf.exp(log_lr) * grads[0]
+                val = (w_new - 2.0) ** 2
+            meta = outer.gradient(val, log_lr)
+        """, "the step written as a tensor expression: the meta-gradient exists",
+            proof=Proof(check="assert meta is not None")),
+        invalid("""
+            import tensorflow as tf
+
+            def clone(net):
+                twin = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+                twin.set_weights(net.get_weights())
+                return twin
+
+            model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+            x = tf.ones((4, 2))
+            with tf.GradientTape() as tape:
+                adapted = clone(model)
+                loss = tf.reduce_sum(adapted(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, 5, "a copy made with set_weights for a MAML-style step: the original's variables get None",
+            proof=Proof(check="assert all(g is None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+            copy = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+            x = tf.ones((4, 2))
+            copy.set_weights(model.get_weights())
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(copy(x))
+            grads = tape.gradient(loss, copy.trainable_variables)
+        """, "the copy trained for its own variables",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
     )
 
     @shares_findings
@@ -140,12 +219,51 @@ class AssignInTape(Rule):
             node = found.node
             receiver = ast.unparse(node.func.value) if isinstance(node, ast.Call) \
                 and isinstance(node.func, ast.Attribute) else "the variable"
+            written = optimizer_step(node)
+            if written is not None:
+                self._report_step(ctx, result, found, written)
+                continue
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "set_weights":
+                self._report_copy(ctx, result, found, receiver)
+                continue
+            if lost_term(result, found):
+                effect = (f"what the target reads from `{receiver}` is a constant for the tape, so "
+                          f"{result.use.describe()} on {ctx.where(result.use.call)} misses every contribution "
+                          f"through `{receiver}` (the gradient comes from the target's other uses of "
+                          f"`{result.root.label}` only)")
+                gets = "a gradient without the part through the assignment"
+            else:
+                effect = f"so {gradient_phrase(ctx, result)}"
+                gets = result.none_for()
             ctx.report(
                 node,
                 f"{found.what} writes a value computed from `{result.root.label}` into `{receiver}` while the tape "
                 f"records, and the target is read back from `{receiver}`: assignments are not differentiable, "
-                f"so {gradient_phrase(ctx, result)}. Compute the value as a tensor inside the tape and "
-                "assign it after the gradient call.",
-                related=[ctx.related(result.use.call, f"this {result.use.method} call gets "
-                                                      f"{result.none_for()}")],
+                f"{effect}. Compute the value as a tensor inside the tape and assign it after the gradient call.",
+                related=[ctx.related(result.use.call, f"this {result.use.method} call gets {gets}")],
             )
+
+    def _report_step(self, ctx: Context, result, found, written: str) -> None:
+        effect = (f"{result.use.describe()} on {ctx.where(result.use.call)} misses every contribution through "
+                  f"the step" if lost_term(result, found) else gradient_phrase(ctx, result))
+        ctx.report(
+            found.node,
+            f"{found.what} updates `{written}` by assignment while the tape records, and the target is computed "
+            f"from `{written}` afterwards: an optimizer step is not differentiable, so what the step used that "
+            f"comes from `{result.root.label}` (its gradients, its learning rate) does not reach the target and "
+            f"{effect}. To differentiate through an update, write it as a tensor expression "
+            "(`w_new = w - lr * g`) and compute the target from that.",
+            related=[ctx.related(result.use.call, f"this {result.use.method} call gets {result.none_for()}")],
+        )
+
+    def _report_copy(self, ctx: Context, result, found, receiver: str) -> None:
+        effect = (f"{result.use.describe()} on {ctx.where(result.use.call)} misses every contribution through "
+                  f"`{receiver}`" if lost_term(result, found) else gradient_phrase(ctx, result))
+        ctx.report(
+            found.node,
+            f"{found.what} copies weights as NumPy arrays and assigns them to `{receiver}` while the tape "
+            f"records, and the target is computed with `{receiver}`: the copy's variables are not connected to "
+            f"`{result.root.label}`, so {effect}. To differentiate through a copy, compute its weights as "
+            "tensors from the original's (for example `w - lr * g`) and run the forward pass with those tensors.",
+            related=[ctx.related(result.use.call, f"this {result.use.method} call gets {result.none_for()}")],
+        )
