@@ -149,16 +149,57 @@ def _check_source(text: str, path: str | None, settings: Settings | None, target
         offers.update(ctx.fix_offers)
     finished = _finish(found, source)
     pending = _deferred.get() if offers else None
+    kept = _kept_analyses.get()
     if offers:
+        # What the fixed text of each fix is analysed again with, before the fix is offered.
+        again = Analysis(settings, targets, project, path, line_label, facts, tuple(finished),
+                         not parsed.problems and not parsed.dropped)
         if pending is not None:  # inside `deferred_fixes()`: hand the offers over unbuilt
-            pending.extend(FixOffer(v, offers[id(v)], source.text, path) for v in finished if id(v) in offers)
+            pending.extend(FixOffer(v, offers[id(v)], source.text, path, again) for v in finished if id(v) in offers)
         else:
-            finished = [_with_fix(v, offers[id(v)], source, path) if id(v) in offers else v for v in finished]
-    if pending is None:
+            finished = [_with_fix(v, offers[id(v)], source, path, again) if id(v) in offers else v
+                        for v in finished]
+    if kept is not None:
+        kept.append((facts, finished))
+    elif pending is None:
         # Nothing will read these facts again (no fix offer holds them): break their cycles so
         # that they and the tree are freed at once, not by a later trace of the cyclic collector.
         facts.release()
     return finished
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """How a text was analysed, kept with its fix offers: a fix is checked by analysing the
+    fixed text the same way (fixes/verify.py)."""
+
+    settings: Settings
+    targets: Targets
+    project: Any
+    path: str | None
+    line_label: Callable[[int], str] | None
+    facts: Any  # the text's facts (their tree and value model)
+    findings: tuple[Violation, ...]  # what the analysis reported, without fixes
+    parsed: bool  # the text parsed without recovery
+
+
+# Within `analysed()`: every (facts, findings) of check_source, facts kept whole.
+_kept_analyses: contextvars.ContextVar[list | None] = contextvars.ContextVar("tapelsp_kept_analyses", default=None)
+
+
+def analysed(text: str, analysis: Analysis) -> tuple[list[Violation], Any]:
+    """`text` analysed as `analysis` was (its settings, targets, project, path), without fixes:
+    the findings and the facts (None when the text was not parsed: nothing in it for a rule).
+    The caller releases the facts (`facts.release()`) when it is done with them."""
+    kept: list = []
+    tokens = [(_deferred, _deferred.set(None)), (_trees, _trees.set(None)), (_kept_analyses, _kept_analyses.set(kept))]
+    try:
+        found = check_source(text, analysis.path, analysis.settings, analysis.targets,
+                             line_label=analysis.line_label, project=analysis.project)
+    finally:
+        for var, token in reversed(tokens):
+            var.reset(token)
+    return found, (kept[0][0] if kept else None)
 
 
 @dataclass(frozen=True)
@@ -169,6 +210,7 @@ class FixOffer:
     offer: Any
     text: str  # the source text the fix's edits refer to
     path: str | None
+    analysis: Any = None  # the `Analysis` of that text (the fix is checked against it)
 
 
 _deferred: contextvars.ContextVar[list[FixOffer] | None] = contextvars.ContextVar("tapelsp_deferred_fixes",
@@ -204,7 +246,7 @@ def deferred_fixes() -> contextlib.AbstractContextManager[list[FixOffer]]:
 
 def build_fix(offer: FixOffer) -> Violation:
     """The offer's finding with its fix built and validated (or `fix_error` saying why not)."""
-    return _with_fix(offer.violation, offer.offer, SourceText(offer.text), offer.path)
+    return _with_fix(offer.violation, offer.offer, SourceText(offer.text), offer.path, offer.analysis)
 
 
 def _finish(found: list[Violation | None], source: SourceText) -> list[Violation]:
@@ -214,12 +256,18 @@ def _finish(found: list[Violation | None], source: SourceText) -> list[Violation
     return sorted(unique.values(), key=Violation.sort_key)
 
 
-def _with_fix(violation: Violation, offer: Any, source: SourceText, path: str | None) -> Violation:
-    """The finding with its fix built (only findings that survived suppression get here)."""
+def _with_fix(violation: Violation, offer: Any, source: SourceText, path: str | None,
+              analysis: Analysis | None = None) -> Violation:
+    """The finding with its fix built, and checked on the fixed text when the analysis is
+    known (only findings that survived suppression get here)."""
     from .fixes.validate import log_dropped, resolve_fix
 
     fix, error = resolve_fix(offer, source.text)
+    if fix is not None and analysis is not None:
+        from .fixes.verify import verify
+
+        fix, error = verify(violation, fix, source.text, analysis)
     if error is not None:
-        log_dropped(violation.code, path, violation.range.start.line, error)
+        log_dropped(violation.code, path, violation.range.start.line, error, kept=fix is not None)
     return replace(violation, fix=fix, fix_error=error)
 

@@ -90,6 +90,12 @@ def _apply_round(text: str, chosen: list[Violation], problems: list[str],
     return current, kept
 
 
+def _left_unfixed(violation: Violation, unsafe: bool) -> bool:
+    """A finding left with a reason why its fix was not applied: it was not offered, or it was
+    offered as unsafe only (fixes/verify.py) and unsafe fixes were not asked for."""
+    return bool(violation.fix_error) and (violation.fix is None or not applicable(violation.fix, unsafe))
+
+
 def fix_text(text: str, check: Checker, *, unsafe: bool = False, max_rounds: int = MAX_ROUNDS,
              parses: Callable[[str], str | None] = parse_problem) -> FixResult:
     """Fix `text` to a fixpoint with `check` (text -> findings with fixes built)."""
@@ -109,7 +115,7 @@ def fix_text(text: str, check: Checker, *, unsafe: bool = False, max_rounds: int
         text = new_text
         violations = check(text)
     for violation in violations:
-        if violation.fix_error and violation.fix is None:
+        if _left_unfixed(violation, unsafe):
             problems.append(f"{violation.code} at line {violation.range.start.line + 1}: {violation.fix_error}")
     return FixResult(text, tuple(fixed), tuple(violations), tuple(dict.fromkeys(problems)), tuple(rounds))
 
@@ -209,7 +215,7 @@ def apply_notebook_fixes(notebook: str | bytes | dict, path: str | None = None, 
             break
         violations = check()
     for violation in violations:
-        if violation.fix_error and violation.fix is None:
+        if _left_unfixed(violation, unsafe):
             problems.append(f"{violation.code} in cell {violation.cell} at line {violation.range.start.line + 1}: "
                             f"{violation.fix_error}")
     changed = {n: (before, cell_source(cells[n - 1])) for n, before in original.items()  # type: ignore[index]

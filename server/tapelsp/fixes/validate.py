@@ -66,8 +66,14 @@ def whole_file_verdict(fix: Fix, text: str) -> tuple[Fix | None, str | None]:
     return fix, None
 
 
-def log_dropped(code: str, path: str | None, line: int, reason: str) -> None:
-    log.warning("%s:%d: %s fix dropped: %s", path or "<source>", line + 1, code, reason)
+def log_dropped(code: str, path: str | None, line: int, reason: str, kept: bool = False) -> None:
+    """Log why a finding's fix is not offered (or, `kept`, offered as unsafe only): the reasons
+    of fixes/verify.py say so themselves ("fix not offered: ...", "fix offered as unsafe: ...")."""
+    where = path or "<source>"
+    if reason.startswith("fix "):
+        (log.info if kept else log.warning)("%s:%d: %s %s", where, line + 1, code, reason)
+    else:
+        log.warning("%s:%d: %s fix dropped: %s", where, line + 1, code, reason)
 
 
 def _check_in_region(text: str, fix: Fix) -> tuple[Fix | None, None] | None:
