@@ -20,6 +20,12 @@ call's own argument texts in TensorFlow's order:
 list literal kept as it is; any other size (a name: an int or a tuple?) gives no fix, and
 so do `dtype=`, `p=`, `replace=False`, `*args` and a call with a comment inside.
 `random_call_fix` replaces the call with libcst, keeping the parentheses around it.
+
+A NumPy method called on the draw stays NumPy's: `chained(call, root, alias, imports)` finds
+it. `np.random.normal(0.0, 0.2, size=(1, 2)).astype("float32")` is rewritten whole, as
+`tf.random.normal((1, 2), 0.0, 0.2, dtype=tf.float32)` (a float dtype for a float draw, an
+integer one for an integer draw); `.shape`, `.dtype` and `.ndim` are a tensor's too; any
+other method gives no fix (a tf.Tensor has no `.tolist()`, `.reshape()`, ...).
 """
 
 from __future__ import annotations
@@ -192,3 +198,63 @@ def _build(text: str, call: ast.Call, replacement: str, title: str, applicabilit
         return new.with_changes(lpar=updated.lpar, rpar=updated.rpar)
     rewrite.change(node, change)
     return rewrite.fix(title, applicability)
+
+
+_TENSOR_ATTRIBUTES = frozenset({"shape", "dtype", "ndim"})
+_DTYPES = {"float16": "float16", "half": "float16", "float32": "float32", "single": "float32",
+           "float64": "float64", "double": "float64", "float": "float64", "float_": "float64",
+           "int32": "int32", "intc": "int32", "int64": "int64", "int": "int64", "int_": "int64"}
+
+
+@dataclass
+class Chained:
+    node: ast.Call | None  # the whole `draw.astype(...)` call, to replace instead of the draw
+    dtype: str | None  # the dtype asked for, by its TensorFlow name
+
+
+def chained(call: ast.Call, root: ast.AST, imports) -> Chained | None:
+    """What is done with the draw `call` right where it is made: nothing (`Chained(None, None)`),
+    `.astype(dtype)` (the call to replace, the dtype), a tensor's attribute; None for a NumPy
+    method that a tensor does not have (no fix)."""
+    for node in ast.walk(root):
+        if isinstance(node, ast.Attribute) and node.value is call:
+            if node.attr in _TENSOR_ATTRIBUTES:
+                return Chained(None, None)
+            if node.attr != "astype":
+                return None
+            outer = next((c for c in ast.walk(root) if isinstance(c, ast.Call) and c.func is node), None)
+            if outer is None or len(outer.args) + len(outer.keywords) != 1:
+                return None
+            given = outer.args[0] if outer.args else outer.keywords[0].value
+            if outer.keywords and outer.keywords[0].arg != "dtype":
+                return None
+            dtype = _dtype_name(given, imports)
+            return Chained(outer, dtype) if dtype is not None else None
+    return Chained(None, None)
+
+
+def _dtype_name(expr: ast.expr, imports) -> str | None:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return _DTYPES.get(expr.value)
+    if isinstance(expr, ast.Name) and expr.id in ("float", "int") and expr.id not in imports.names:
+        return _DTYPES[expr.id]
+    qualname = imports.resolve(expr) or ""
+    module, _, name = qualname.rpartition(".")
+    if module in ("numpy", "tensorflow", "tensorflow.dtypes"):
+        return _DTYPES.get(name)
+    return None
+
+
+def with_dtype(found: RandomCall, dtype: str, integer: bool, alias: str) -> str | None:
+    """The replacement call drawing in `dtype`, or None when the draw's kind differs (a float
+    draw cast to an integer rounds, an integer draw cast to a float is not uniform on floats)."""
+    wanted_integer = dtype.startswith("int")
+    if wanted_integer != integer:
+        return None
+    if integer:
+        return found.text.replace(f"dtype={alias}.int32", f"dtype={alias}.{dtype}")
+    return f"{found.text[:-1]}, dtype={alias}.{dtype})"
+
+
+def integer_draw(qualname: str | None) -> bool:
+    return bool(_SIGNATURES.get(qualname or "", ("", (), False))[2])

@@ -197,6 +197,48 @@ class PythonRandomness(Rule):
                 import numpy as np
                 assert not np.array_equal(first.numpy(), second.numpy()), "new noise on every call"
             """)),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def jitter(x):
+                noise = np.random.normal(0.0, 0.2, size=(1, 2)).astype("float32")
+                return x + noise
+
+            first = jitter(tf.zeros([1, 2]))
+            second = jitter(tf.zeros([1, 2]))
+        """, 6, "a NumPy draw cast with .astype: the whole chain becomes one op with that dtype (a tensor "
+                "has no .astype)",
+            proof=Proof(check="import numpy as np; assert np.array_equal(first.numpy(), second.numpy())"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def jitter(x):
+                noise = tf.random.normal((1, 2), 0.0, 0.2, dtype=tf.float32)
+                return x + noise
+
+            first = jitter(tf.zeros([1, 2]))
+            second = jitter(tf.zeros([1, 2]))
+        """, fixed_proof=Proof(check="""
+                import numpy as np
+                assert first.dtype == tf.float32 and not np.array_equal(first.numpy(), second.numpy())
+            """)),
+        unfixed(invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def pick(x):
+                order = np.random.permutation(3).tolist()
+                weights = np.random.uniform(size=3).tolist()
+                return tf.gather(x, order) * weights[0]
+
+            first = pick(tf.constant([1.0, 2.0, 3.0]))
+        """, (6, 7), "a NumPy method on the draw (.tolist()): no fix, a tensor has no such method",
+            proof=Proof(check="assert pick.experimental_get_tracing_count() == 1"))),
         unfixed(invalid("""
             import time
             import tensorflow as tf
@@ -334,17 +376,29 @@ def _tf_random(ctx: Context, site: CallSite):
     found = tf_random_call(qualname, site.node, alias, text)
     if found is None:
         return None
+    from ...fixes.random_ops import chained, integer_draw, with_dtype
+
     function = site.scope.node
+    chain = chained(site.node, function, ctx.facts.imports)
+    if chain is None:
+        return None  # a NumPy method on the draw: a tensor has none of them
+    call = site.node
+    replacement = found.text
+    if chain.node is not None:
+        # `np.random.normal(...).astype("float32")` -> `tf.random.normal(..., dtype=tf.float32)`
+        replacement = with_dtype(found, chain.dtype, integer_draw(qualname), alias)  # type: ignore[arg-type]
+        if replacement is None:
+            return None
+        call = chain.node
     feeds = isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-        and tensor_context(site.node, function, ctx.facts)
+        and tensor_context(call, function, ctx.facts)
     applicability = Applicability.SAFE if found.literal and feeds else Applicability.UNSAFE
     short = ast.unparse(site.node.func)
-    call = site.node
 
     def build():
         from ...fixes.random_ops import random_call_fix
 
-        return random_call_fix(text, call, found.text, f"Draw with `{alias}.random.{found.op}` on every call "
+        return random_call_fix(text, call, replacement, f"Draw with `{alias}.random.{found.op}` on every call "
                                f"instead of `{short}`", applicability)
     return build
 

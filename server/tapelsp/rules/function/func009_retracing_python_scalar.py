@@ -271,6 +271,35 @@ class RetracingPythonScalar(Rule):
             for i in range(8):
                 decay(tf.constant(cosine(i, 8)))
         """, fixed_proof=Proof(check="assert decay.experimental_get_tracing_count() == 1 and float(w) < 0.1")),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def act(obs, t):
+                epsilon = 0.99 ** t
+                return obs * epsilon
+
+            obs = tf.ones([3])
+            for t in range(12):
+                out = act(obs, t)
+        """, 10, "a Python int used in float arithmetic: tf.constant(t) would be an int32 tensor, which "
+                 "`0.99 ** t` rejects, so the fix gives it the dtype the function computes in (unsafe for ints)",
+            proof=Proof(check="assert act.experimental_get_tracing_count() == 12"),
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def act(obs, t):
+                epsilon = 0.99 ** t
+                return obs * epsilon
+
+            obs = tf.ones([3])
+            for t in range(12):
+                out = act(obs, tf.constant(t, dtype=tf.float32))
+        """, fixed_proof=Proof(check="""
+            assert act.experimental_get_tracing_count() == 1
+            assert abs(float(out[0]) - 0.99 ** 11) < 1e-6
+        """)),
         valid("""
             import tensorflow as tf
 
@@ -394,10 +423,15 @@ def _as_tensor(ctx: Context, argument: ast.expr, site: CallSite, values: ValueMo
     shown = shown if len(shown) <= 30 else shown[:27] + "..."
 
     def build():
+        from ...fixes.scalars import constant_dtype
         from ...fixes.wrap import wrap_fix
 
-        return wrap_fix(text, argument, f"{alias}.constant", f"Pass `{alias}.constant({shown})`: one trace for "
-                        "every value", Applicability.SAFE if safe else Applicability.UNSAFE)
+        # The dtype the function's arithmetic needs (an int used with floats: float32, not int32).
+        dtype = constant_dtype(values, ctx.facts, site.node, argument, number)
+        more = f"dtype={alias}.{dtype}" if dtype is not None else ""
+        shown_call = f"{alias}.constant({shown}{', ' + more if more else ''})"
+        return wrap_fix(text, argument, f"{alias}.constant", f"Pass `{shown_call}`: one trace for every value",
+                        Applicability.SAFE if safe else Applicability.UNSAFE, more)
     return build
 
 

@@ -89,6 +89,30 @@ class ElementwiseMapFn(Rule):
         """,
             fixed_proof=Proof(check="import numpy as np\nassert np.allclose(y, tf.map_fn(lambda a: a ** 2, x), atol=1e-6)")),
         invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            elems = np.linspace(0.0, 1.0, 64, dtype=np.float32)
+            output = tf.map_fn(lambda x: x ** 6, elems)
+            top = output.numpy().max()
+        """, 5, "NumPy elements: `elems ** 6` would be NumPy (and `.numpy()` raise), so the elements become a "
+                "tensor first",
+            proof=Proof(check="""
+                import numpy as np
+                assert isinstance(output, tf.Tensor) and np.allclose(output.numpy(), elems ** 6)
+            """), fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            elems = np.linspace(0.0, 1.0, 64, dtype=np.float32)
+            output = tf.convert_to_tensor(elems) ** 6
+            top = output.numpy().max()
+        """,
+            fixed_proof=Proof(check="""
+                import numpy as np
+                assert isinstance(output, tf.Tensor) and np.allclose(output, tf.map_fn(lambda x: x ** 6, elems))
+            """)),
+        invalid("""
             import tensorflow as tf
 
             W = tf.ones([3, 2])
@@ -274,11 +298,12 @@ class ElementwiseMapFn(Rule):
                 "tf.map_fn runs this function once per element in a while_loop; applying it to the whole "
                 "tensor gives the same result in one vectorized op, typically 100x faster. "
                 f"Use `{text}` instead{note}.",
-                fix=_replacement(ctx, call, fn, text, reduced),
+                fix=_replacement(ctx, call, fn, text, reduced, elems, site.scope),
             )
 
 
-def _replacement(ctx: Context, call: ast.Call, fn: ast.expr, text: str, reduced: bool) -> Fix | None:
+def _replacement(ctx: Context, call: ast.Call, fn: ast.expr, text: str, reduced: bool,
+                 elems: ast.expr | None = None, scope=None) -> Fix | None:
     """Replace the whole `tf.map_fn(...)` call by the vectorized expression.
 
     Safe when the function uses nothing but its argument, numbers and TensorFlow's
@@ -286,7 +311,17 @@ def _replacement(ctx: Context, call: ast.Call, fn: ast.expr, text: str, reduced:
     captures other values (a matrix, a bias: their broadcasting against the whole tensor
     is the user's to check), reduces, or fixes the output dtype. None when a comment sits
     inside the call (a text replacement would drop it).
+
+    `tf.map_fn` returns a tensor whatever its elements are; `elems ** 6` of NumPy elements is
+    NumPy. Unless the expression is a TensorFlow op or the elements are certainly tensors,
+    the elements are given as `tf.convert_to_tensor(elems)`.
     """
+    if not ctx.fixes:
+        return None
+    if elems is not None:
+        text = _keeping_a_tensor(ctx, fn, elems, scope, text)  # type: ignore[assignment]
+        if text is None:
+            return None
     source = ctx.facts.source
     rng = source.node_range(call)
     lines = [source.line(n) for n in range(rng.start.line, rng.end.line + 1)]
@@ -299,6 +334,33 @@ def _replacement(ctx: Context, call: ast.Call, fn: ast.expr, text: str, reduced:
     safe = not captured and not reduced and not dtype_fixed
     return Fix(f"Replace tf.map_fn with `{text}`", Applicability.SAFE if safe else Applicability.UNSAFE,
                (Edit(rng, text),))
+
+
+def _keeping_a_tensor(ctx: Context, fn: ast.expr, elems: ast.expr, scope, text: str) -> str | None:
+    """The vectorized expression `text`, with the elements converted to tensors when they may be
+    NumPy data (or Python lists) and the expression is not a TensorFlow op; None when it cannot
+    be written so."""
+    from ...analysis.values import TF_VALUES
+    from ..function._fixes import tf_alias
+
+    result = ast.parse(text, mode="eval").body
+    if isinstance(result, ast.Call) and (ctx.facts.imports.resolve(result.func) or "").startswith("tensorflow."):
+        return text
+    parts = list(elems.elts) if isinstance(elems, (ast.Tuple, ast.List)) else [elems]
+    values = values_for(ctx)
+    if all(values.value(part, scope).is_(*TF_VALUES) for part in parts):
+        return text
+    alias = tf_alias(ctx.facts)
+    if alias is None:
+        return None
+
+    def converted(part: ast.expr) -> ast.expr:
+        return ast.Call(ast.Attribute(ast.Name(alias, ast.Load()), "convert_to_tensor", ast.Load()), [part], [])
+
+    wrapped: ast.expr = type(elems)([converted(p) for p in parts], ast.Load()) \
+        if isinstance(elems, (ast.Tuple, ast.List)) else converted(elems)
+    found = _vectorized(fn, wrapped, ctx.facts)
+    return found[0] if found is not None else None
 
 
 def _captured_names(fn: ast.expr, facts: Facts) -> set[str]:

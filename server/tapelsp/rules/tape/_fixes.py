@@ -4,6 +4,12 @@
   its expected fixed source is the source itself (the fix tests then check that no fix
   of the rule applies, and the runtime fix proofs skip it).
 - `leading_watches(body, tape)`: how many `tape.watch(...)` statements open a block.
+- `differentiated_again(call, calls)`: a later gradient call of the same tape differentiates
+  this call's result (a higher-order derivative: moving or pausing the call breaks it).
+- `records_py_function(call, facts)`: the tape records a `tf.py_function`, whose gradient
+  TensorFlow computes once only (a persistent tape asked twice raises KeyError 'pyfunc_N').
+- `variable_use(scopes, name)`: where the code updates `name` as a tf.Variable (`.assign_sub`,
+  an optimizer's `apply_gradients`/`minimize` variables), or None.
 """
 
 from __future__ import annotations
@@ -268,3 +274,73 @@ def _base_name(node: ast.AST) -> str | None:
     while isinstance(node, (ast.Attribute, ast.Subscript)):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
+
+
+# --- what a fix must not break ---------------------------------------------------------------
+
+def differentiated_again(call, calls) -> bool:
+    """Does a later gradient call of `call`'s tape differentiate `call`'s result (through the
+    names assigned from it)? Then the first call must stay where the tape records it."""
+    from ...facts.dataflow import inside, position
+
+    results = [d for d in call.flow.ordered if d.value is not None and inside(call.node, d.value)]
+    if not results:
+        return False
+    here = position(call.node)
+    for later in calls:
+        if later is call or later.binding is not call.binding or later.target is None:
+            continue
+        if position(later.node) <= here and not _in_loop_with(call, later):
+            continue
+        if any(d in later.target_slice() for d in results):
+            return True
+    return False
+
+
+def _in_loop_with(call, later) -> bool:
+    return any(_encloses(loop, call.node) and _encloses(loop, later.node) for loop in call.site.loops)
+
+
+_PY_FUNCTIONS = ("tensorflow.py_function", "tensorflow.compat.v1.py_function", "tensorflow.compat.v2.py_function")
+
+
+def records_py_function(call, facts) -> bool:
+    """Does the block that records for `call`'s tape (every `with` of it in the scope; the
+    whole function when the tape is not used in a `with`) call `tf.py_function`?"""
+    blocks = [entry.node for entry in (call.entries or ([call.entry] if call.entry is not None else []))]
+    if not blocks:
+        blocks = [call.site.scope.node]
+    for block in blocks:
+        for node in ast.walk(block):
+            if isinstance(node, ast.Call) and facts.imports.resolve(node.func) in _PY_FUNCTIONS:
+                return True
+    return False
+
+
+_ASSIGNS = frozenset({"assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub",
+                      "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub"})
+
+
+def variable_use(scopes, name: str) -> ast.AST | None:
+    """The first place in these scopes' code that uses `name` as a tf.Variable: `name.assign*(...)`,
+    `opt.apply_gradients(... name ...)`, `opt.minimize(loss, [name])` / `var_list=[name]`."""
+    found = []
+    for scope in scopes:
+        for node in ast.walk(scope):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            func = node.func
+            if func.attr in _ASSIGNS and isinstance(func.value, ast.Name) and func.value.id == name:
+                found.append(node)
+            elif func.attr == "apply_gradients":
+                if any(_names(arg, name) for arg in [*node.args, *(k.value for k in node.keywords)]):
+                    found.append(node)
+            elif func.attr == "minimize":
+                given = [*node.args[1:], *(k.value for k in node.keywords if k.arg == "var_list")]
+                if any(_names(arg, name) for arg in given):
+                    found.append(node)
+    return min(found, key=lambda n: (n.lineno, n.col_offset)) if found else None
+
+
+def _names(expr: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(expr))

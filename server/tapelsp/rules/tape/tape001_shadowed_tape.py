@@ -173,6 +173,56 @@ class ShadowedTape(Rule):
                 y = x * x
                 g = tape.gradient(y, x)
         """, fixed_proof=Proof(check="assert float(g) == 2.0")),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(0.5)
+            x = tf.constant([0.1, 0.4, 0.9])
+            t = tf.constant([0.0, 0.5, 1.0])
+            with tf.GradientTape() as g:
+                with tf.GradientTape(persistent=True) as g:
+                    g.watch(x)
+                    g.watch(t)
+                    u = tf.tanh(w * x) * tf.exp(-t)
+                    u_x = g.gradient(u, x)
+                u_t = g.gradient(u, t)
+                u_xx = g.gradient(u_x, x)
+                residual = u_t - 0.1 * u_xx
+                loss = tf.reduce_mean(residual ** 2)
+            dw = g.gradient(loss, w)
+        """, 7, "a physics-informed loss: the persistent inner tape answers u_x, u_t and u_xx, the outer one the "
+                "loss; the rename follows every call the inner tape answers",
+            proof=Proof(check="assert dw is None and u_xx is not None"),
+            fixed="""
+            import tensorflow as tf
+
+            w = tf.Variable(0.5)
+            x = tf.constant([0.1, 0.4, 0.9])
+            t = tf.constant([0.0, 0.5, 1.0])
+            with tf.GradientTape() as g:
+                with tf.GradientTape(persistent=True) as inner_g:
+                    inner_g.watch(x)
+                    inner_g.watch(t)
+                    u = tf.tanh(w * x) * tf.exp(-t)
+                    u_x = inner_g.gradient(u, x)
+                u_t = inner_g.gradient(u, t)
+                u_xx = inner_g.gradient(u_x, x)
+                residual = u_t - 0.1 * u_xx
+                loss = tf.reduce_mean(residual ** 2)
+            dw = g.gradient(loss, w)
+        """, fixed_proof=Proof(check="""
+            # the outer tape recorded the whole residual, derivatives included: check dw by central differences
+            def loss_at(v):
+                with tf.GradientTape(persistent=True) as tape:
+                    tape.watch(x)
+                    tape.watch(t)
+                    uu = tf.tanh(v * x) * tf.exp(-t)
+                    ux = tape.gradient(uu, x)
+                r = tape.gradient(uu, t) - 0.1 * tape.gradient(ux, x)
+                return float(tf.reduce_mean(r ** 2))
+            numeric = (loss_at(0.5 + 1e-3) - loss_at(0.5 - 1e-3)) / 2e-3
+            assert dw is not None and abs(float(dw) - numeric) < 1e-3 * max(1.0, abs(numeric)), (float(dw), numeric)
+        """)),
         valid("""
             import tensorflow as tf
 
@@ -312,6 +362,7 @@ def _fix_offer(ctx: Context, tape: Tape, outer: Tape, uses: list[ast.AST]):
     inner_assigned = _assignments(tape.body)
     outer_assigned = _assignments(outer.body)
     outer_only = _assigned_between(outer, tape)
+    persistent_inner = tape.option("persistent") is True
 
     def serves(use: ast.AST) -> str | None:
         """Which tape a gradient call can be answered by: "inner", "outer" or None (unknown)."""
@@ -319,7 +370,13 @@ def _fix_offer(ctx: Context, tape: Tape, outer: Tape, uses: list[ast.AST]):
         if not isinstance(target, ast.Name):
             return None
         if target.id in inner_assigned:
-            if any(_is_gradient_call(value) for value in inner_assigned[target.id]):
+            derivatives = [value for value in inner_assigned[target.id] if _is_gradient_call(value)]
+            if derivatives:
+                if persistent_inner and all(_receiver(value) is not None and _same_name(_receiver(value), tape.name)
+                                            for value in derivatives):
+                    # A persistent inner tape recorded its own gradient computation (a PINN's u_x,
+                    # then u_xx): it answers the derivative of that derivative.
+                    return "inner"
                 return "outer"  # a derivative of a derivative: the tape around the inner one records it
             if _sources_watched_by_outer_only([use], inside, outer, tape):
                 return "outer"  # only the outer tape watches what it differentiates against
@@ -333,13 +390,16 @@ def _fix_offer(ctx: Context, tape: Tape, outer: Tape, uses: list[ast.AST]):
 
     if any(kind == "inner" for kind in kinds.values()):
         used_inside = any(_is_gradient_call(u) and kinds[id(u)] == "inner" for u in inside)
-        owned_after = None
-        if not used_inside or tape.option("persistent") is not False:
-            # A non-persistent tape that answered inside its block answers nothing more.
-            owned_after = next((u for u in after if _is_gradient_call(u) and kinds[id(u)] == "inner"), None)
-        owned = inside + ([owned_after] if owned_after is not None else [])
-        rest = [u for u in after if u is not owned_after]
-        before_owned = [u for u in after if owned_after is not None and _position(u) < _position(owned_after)]
+        # Every call after the block that the inner tape answers is renamed with it, up to the
+        # name's next binding (`uses` stops there): a persistent tape answers them all, a
+        # non-persistent one its first call only, and none more once it answered inside its block.
+        owned_after = [u for u in after if _is_gradient_call(u) and kinds[id(u)] == "inner"]
+        if tape.option("persistent") is False:
+            owned_after = [] if used_inside else owned_after[:1]
+        owned = inside + owned_after
+        last_owned = owned_after[-1] if owned_after else None
+        rest = [u for u in after if not any(u is o for o in owned_after)]
+        before_owned = [u for u in rest if last_owned is not None and _position(u) < _position(last_owned)]
         safe = (all(kinds[id(u)] == "inner" for u in inside if _is_gradient_call(u))
                 and not before_owned
                 and all(_is_gradient_call(u) and kinds[id(u)] == "outer" for u in rest)
@@ -370,6 +430,13 @@ def _fix_offer(ctx: Context, tape: Tape, outer: Tape, uses: list[ast.AST]):
         return unwrap_fix(text, tree, with_node, "Remove the inner tape, so the gradient call asks the outer tape",
                           Applicability.SAFE if safe else Applicability.UNSAFE)
     return unwrap
+
+
+def _same_name(expr: ast.expr | None, name: str | None) -> bool:
+    """Is `expr` the tape name `name` (`tape`, or `self.tape`)?"""
+    from ...facts.names import dotted
+
+    return expr is not None and name is not None and dotted(expr) == name
 
 
 def _receiver(use: ast.AST) -> ast.expr | None:

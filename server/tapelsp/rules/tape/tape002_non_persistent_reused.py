@@ -5,7 +5,7 @@ import ast
 from ...facts.dataflow import inside, position
 from ...model import Applicability, Severity
 from ...versions import VersionRange
-from ._fixes import release_point, unfixed
+from ._fixes import records_py_function, release_point, unfixed
 from ...analysis.gradcalls import (
     LOOP_EXITS,
     GradCall,
@@ -82,6 +82,20 @@ class NonPersistentTapeReused(Rule):
                     optimizer.apply_gradients(zip(grads, model.trainable_variables))
         """, 6, "the tape wraps the whole training loop: reported on the tape, which belongs inside the loop "
                 "(no fix: moving the block changes what every iteration records)",
+            proof=Proof(raises=("RuntimeError", MESSAGE)))),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            def penalty(v):
+                return tf.reduce_sum(tf.nn.softplus(tf.abs(v) - 2.0) ** 2)
+
+            w = tf.Variable([3.0, -1.0, 0.5])
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(w ** 2) * 0.01 + tf.py_function(penalty, [w], tf.float32)
+            grad = tape.gradient(loss, w)
+            grad_norm = tf.norm(tape.gradient(loss, w))
+        """, 10, "the tape records a tf.py_function: no fix, TensorFlow computes its gradient once only "
+                 "(with persistent=True the second call raises KeyError 'pyfunc_N'); ask for the gradient once",
             proof=Proof(raises=("RuntimeError", MESSAGE)))),
         invalid("""
             import tensorflow as tf
@@ -416,6 +430,10 @@ def persist_offer(ctx: Context, call: GradCall):
         return None
     persistent = binding.persistent
     if persistent is not None and not (isinstance(persistent, ast.Constant) and persistent.value is False):
+        return None
+    if records_py_function(call, ctx.facts):
+        # TensorFlow computes a tf.py_function's gradient once: the second call on a persistent
+        # tape raises KeyError 'pyfunc_N' (compute the gradients in one call instead).
         return None
     found, after = release_point(binding, call.index, call.name, call.flow)
     if not found:

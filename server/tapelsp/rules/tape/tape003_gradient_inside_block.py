@@ -5,7 +5,7 @@ import ast
 from ...facts.dataflow import Def, end_position, inside, position
 from ...model import Applicability, Severity
 from ...versions import VersionRange
-from ._fixes import dedent_safe, release_point
+from ._fixes import dedent_safe, differentiated_again, records_py_function, release_point, unfixed
 from ...analysis.gradcalls import (
     GradCall,
     gradient_calls,
@@ -174,6 +174,27 @@ class GradientInsideBlock(Rule):
             assert float(actor_grad) == 2.0 and float(critic_grad) == 3.0 and float(grad_size) == 2.0
             assert tape.gradient(actor_grad, actor) is None
         """)),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(0.5)
+            x = tf.constant([0.1, 0.4, 0.9])
+            with tf.GradientTape(persistent=True) as tape:
+                tape.watch(x)
+                u = tf.tanh(w * x)
+                u_x = tape.gradient(u, x)
+                energy = tf.reduce_mean(u ** 2)
+            u_xx = tape.gradient(u_x, x)
+            grad_w = tape.gradient(energy, w)
+            del tape
+        """, 8, "u_x is differentiated again by the same tape (u_xx): no fix, the call must stay where the "
+                "tape records it (moved out, or under stop_recording, u_xx would be None)",
+            proof=Proof(check="""
+                import numpy as np
+                # the tape recorded u_x, so it gives the second derivative: d2/dx2 tanh(w x) = -2 w^2 tanh sech^2
+                v = tf.tanh(0.5 * x)
+                assert np.allclose(u_xx.numpy(), (-2 * 0.25 * v * (1 - v ** 2)).numpy(), atol=1e-6)
+            """))),
         valid("""
             import tensorflow as tf
 
@@ -270,6 +291,8 @@ def _offer(ctx: Context, call: GradCall, later: GradCall):
     entry = call.entry
     if entry is None or not isinstance(entry.node, (ast.With, ast.AsyncWith)):
         return None
+    if differentiated_again(call, gradient_calls(ctx.facts)):
+        return None  # its result is differentiated again: the tape must record the call (u_x, then u_xx)
     with_node = entry.node
     body = with_node.body
     innermost = call.index.statement(call.node)
@@ -309,6 +332,8 @@ def _dedent_persistent(ctx: Context, call: GradCall, stmt: ast.stmt, with_node: 
     persistent = binding.persistent
     if persistent is not None and not (isinstance(persistent, ast.Constant) and persistent.value is False):
         return None
+    if records_py_function(call, ctx.facts):
+        return None  # a persistent tape cannot differentiate a tf.py_function twice
     found, after = release_point(binding, call.index, call.name, call.flow)
     if not found:
         return None

@@ -263,6 +263,32 @@ class SourceNotWatched(Rule):
                 y = x ** 3
             g = tape.gradient(y, x)
         """, fixed_proof=Proof(check="assert float(g) == 12.0")),
+        invalid("""
+            import tensorflow as tf
+
+            xs = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+            ys = tf.constant([5.0, 11.0])
+            w = tf.constant([0.0, 0.0])
+            for step in range(20):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean((tf.linalg.matvec(xs, w) - ys) ** 2)
+                grad = tape.gradient(loss, w)
+                w.assign_sub(0.01 * grad)
+        """, 9, "a tensor the code updates as a variable: it is made a tf.Variable (watching it would give "
+                "the gradient, and `assign_sub` would raise AttributeError)",
+            proof=Proof(raises=("AttributeError", "no attribute 'assign_sub'")),
+            fixed="""
+            import tensorflow as tf
+
+            xs = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+            ys = tf.constant([5.0, 11.0])
+            w = tf.Variable([0.0, 0.0])
+            for step in range(20):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean((tf.linalg.matvec(xs, w) - ys) ** 2)
+                grad = tape.gradient(loss, w)
+                w.assign_sub(0.01 * grad)
+        """, fixed_proof=Proof(check="assert isinstance(w, tf.Variable) and float(loss) < 10.0, float(loss)")),
         valid("""
             import tensorflow as tf
 
@@ -375,15 +401,27 @@ class SourceNotWatched(Rule):
             element,
             f"{why}, so `{call.label()}` on {ctx.where(call.node)} returns None for it. {fix}",
             related=related,
-            fix=None if problem == "non-trainable" else _watch_offer(ctx, call, element),
+            fix=None if problem == "non-trainable" else _watch_offer(ctx, call, element, problem),
         )
 
 
-def _watch_offer(ctx: Context, call: GradCall, element: ast.expr):
+def _watch_offer(ctx: Context, call: GradCall, element: ast.expr, problem: str = ""):
     """A builder inserting `tape.watch(element)` into the block, or None when there is no
-    certain place for it."""
+    certain place for it. A tensor the code updates as a variable (`w.assign_sub(...)`, an
+    optimizer's variable list) is made a tf.Variable where it is created instead: watched, its
+    gradient would be there, and the update would raise."""
     if not ctx.fixes:
         return None  # the offer is worked out only when fixes are wanted
+    if problem in ("constant", "computed") and isinstance(element, ast.Name):
+        from ._fixes import variable_use
+
+        values = values_for(ctx)
+        defs, owner = values.definitions(element.id, call.site.scope, call.node)
+        scopes = [call.site.scope.node] + ([owner.node] if owner is not None and owner.node is not call.site.scope.node
+                                           else [])
+        used = variable_use(scopes, element.id)
+        if used is not None:
+            return _variable_offer(ctx, element, defs, used)
     entry = call.entry
     if entry is None or not isinstance(entry.node, (ast.With, ast.AsyncWith)) or not entry.node.body:
         return None
@@ -410,6 +448,37 @@ def _watch_offer(ctx: Context, call: GradCall, element: ast.expr):
 
         return watch_fix(text, block, before, code, f"Watch `{element.id}`: add `{code}` to the block",
                          Applicability.SAFE)
+    return build
+
+
+def _variable_offer(ctx: Context, element: ast.Name, defs: list, used: ast.AST):
+    """`w = tf.constant(v)` -> `w = tf.Variable(v)` (else `tf.Variable(<value>)`), for a tensor
+    whose one definition is a plain assignment and that the code updates as a variable; None
+    otherwise (neither a watch nor a variable is certain then)."""
+    from ..function._fixes import tf_alias
+
+    alias = tf_alias(ctx.facts)
+    if alias is None or len(defs) != 1:
+        return None
+    stmt, value = defs[0].stmt, defs[0].value
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name) \
+            or stmt.targets[0].id != element.id or value is not stmt.value:
+        return None
+    text = ctx.facts.source.text
+    name = element.id
+    title = f"Make `{name}` a tf.Variable: the code updates it as one on {ctx.where(used)}"
+    constant = isinstance(value, ast.Call) and ctx.facts.imports.resolve(value.func) == "tensorflow.constant" \
+        and len(value.args) == 1 and not isinstance(value.args[0], ast.Starred) \
+        and all(k.arg in ("dtype", "name") for k in value.keywords)
+
+    def build():
+        if constant:
+            from ...fixes.callee import callee_fix
+
+            return callee_fix(text, value, f"{alias}.Variable", title, Applicability.SAFE)  # type: ignore[arg-type]
+        from ...fixes.wrap import wrap_fix
+
+        return wrap_fix(text, value, f"{alias}.Variable", title, Applicability.SAFE)
     return build
 
 
