@@ -228,3 +228,56 @@ def test_an_unsafe_only_fix_says_why_when_safe_fixes_are_applied():
     """)
     [finding] = [v for v in check_source(text, "t.py", fixes=True) if v.code == "FUNC009"]
     assert finding.fix is not None and finding.fix_error is None  # a float: safe, and the check agrees
+
+
+def test_the_language_server_logs_why_a_fix_is_not_offered(tmp_path):
+    """A quick fix asked for in the editor: the worker that builds it checks it, and the reason
+    it is not offered is in the server's log (its standard error)."""
+    import json
+
+    from lsp.conftest import server_env
+    from lsp.test_quiet_logs import frame, read
+
+    uri = (tmp_path / "t.py").as_uri()
+    server = subprocess.Popen([sys.executable, "-m", "tapelsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=server_env())
+    try:
+        assert server.stdin is not None and server.stdout is not None
+
+        def send(message: dict) -> None:
+            server.stdin.write(frame(message))  # type: ignore[union-attr]
+            server.stdin.flush()  # type: ignore[union-attr]
+
+        def answer(wanted: int) -> dict:
+            while True:
+                message = read(server.stdout)
+                if message.get("id") == wanted and "method" not in message:
+                    return message
+
+        send({"id": 1, "method": "initialize", "params": {"processId": None, "rootUri": tmp_path.as_uri(),
+                                                          "capabilities": {}}})
+        answer(1)
+        send({"method": "initialized", "params": {}})
+        send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": uri, "languageId": "python", "version": 1, "text": NUMPY_METHOD_LATER}}})
+        while True:
+            message = read(server.stdout)
+            if message.get("method") == "textDocument/publishDiagnostics" and message["params"]["diagnostics"]:
+                diagnostics = message["params"]["diagnostics"]
+                break
+        [finding] = [d for d in diagnostics if d["code"] == "TAPE007"]
+        send({"id": 2, "method": "textDocument/codeAction", "params": {
+            "textDocument": {"uri": uri}, "range": finding["range"], "context": {"diagnostics": [finding]}}})
+        actions = answer(2)["result"] or []
+        send({"id": 3, "method": "shutdown"})
+        answer(3)
+        send({"method": "exit"})
+        server.stdin.close()
+        server.stdout.read()
+        log = server.stderr.read().decode()  # type: ignore[union-attr]
+        server.wait(60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert not [a for a in actions if a["title"].startswith("Remove")], json.dumps(actions)[:400]
+    assert "TAPE007 fix not offered: `z.tolist()` on line 8" in log, log

@@ -48,11 +48,16 @@ _MAX_NAMES = 40
 def verify(violation: Violation, fix: Fix, text: str, analysis: Any) -> tuple[Fix | None, str | None]:
     """(fix, None) to offer the fix as it is; (fix marked unsafe, why); (None, why not)."""
     try:
-        return _verify(violation, fix, text, analysis)
+        fix_or_none, why = _verify(violation, fix, text, analysis)
     except RecursionError:
         return _unchecked(fix, "the code nests too deeply to check it")
     except Exception as error:  # a bug in the check must not cost the finding, only trust in the fix
         return _unchecked(fix, f"checking it failed ({type(error).__name__}: {error})")
+    if why is not None and "\0" in why:
+        # An incremental analysis names lines with markers (incremental/labels.py) that only
+        # findings' messages are rendered from: the reason names them as lines of the text.
+        why = re.sub("\0(-?[0-9]+)\0", r"line \1", why)
+    return fix_or_none, why
 
 
 def _unchecked(fix: Fix, why: str) -> tuple[Fix | None, str | None]:

@@ -304,6 +304,17 @@ def _run_test_hooks(directory: str, text: str, memory_mb: int) -> None:
         raise RuntimeError(f"{len(chunks) * 64} MB were allocated under a ceiling of {memory_mb} MB")
 
 
+def _log_fix_reasons() -> None:
+    """Why a fix this worker builds is not offered (the engine's `tapelsp.fixes` warnings) goes
+    to standard error, which is the server's log."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("tapelsp worker: %(message)s"))
+    handler.setLevel(logging.WARNING)
+    logging.getLogger("tapelsp.fixes").addHandler(handler)
+
+
 def main() -> int:
     worker_limits.guard_parent(worker_limits.expected_parent())
     memory_mb = worker_limits.memory_setting(DEFAULT_MEMORY_MB)
@@ -313,6 +324,7 @@ def main() -> int:
     output = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    _log_fix_reasons()
     source = sys.stdin.buffer
     engine = Engine(os.environ.get(TEST_HOOKS_VARIABLE), memory_mb)
     out_of_memory = jobs.Failed(f"{OUT_OF_MEMORY} (over the worker's ceiling of {memory_mb} MB)"
