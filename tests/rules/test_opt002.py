@@ -95,3 +95,18 @@ def test_a_tensor_loss_from_a_method_with_tf_use_legacy_keras_is_keras2() -> Non
     assert "`tape` is required when a `Tensor` loss is passed." in message
     [keras3] = messages(source.replace('os.environ["TF_USE_LEGACY_KERAS"] = "1"\n', ""), tensorflow_version="2.21")
     assert keras3.startswith("Keras 3 optimizers have no `minimize`")
+
+
+def test_a_tensor_loss_returned_by_a_call_of_an_unknown_optimizer_is_left_alone() -> None:
+    """`optimizer.minimize(loss_fn())` in code that hands in its optimizer (tf_keras's own
+    distribute/test_example.py: a TF1 optimizer in graph code takes a tensor loss): silent."""
+    source = inspect.cleandoc("""
+        import tensorflow as tf
+
+        def model_fn(optimizer, layer, x):
+            def loss_fn():
+                y = tf.reshape(layer(x), []) - tf.constant(1.0)
+                return y * y
+            return optimizer.minimize(loss_fn())
+    """) + "\n"
+    assert messages(source, tensorflow_version="2.21") == []

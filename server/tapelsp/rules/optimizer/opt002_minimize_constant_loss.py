@@ -221,7 +221,7 @@ class MinimizeConstantLoss(Rule):
                 if names is None:
                     continue
                 self._constant_closure(ctx, site, loss, names, family)
-            elif values.value(loss, site.scope).is_(TENSOR) \
+            elif isinstance(loss, ast.Name) and values.value(loss, site.scope).is_(TENSOR) \
                     and site.scope.traced_by is None and not any(k.arg == "tape" for k in call.keywords) \
                     and len(call.args) < 3:
                 self._tensor_loss(ctx, site, loss, family)
