@@ -298,3 +298,21 @@ def test_a_keras_train_step_that_leaks_a_tensor_into_a_global_dict() -> None:
     found = [v for v in tapelsp.check_source(source, "t.py", Settings()) if v.code == "FUNC013"]
     assert [v.range.start.line + 1 for v in found] == [14]
     assert found[0].message.startswith("`train_step`, which Keras traces into a tf.function, puts a tensor")
+
+
+def test_a_tf_keras_layer_call_is_converted_by_autograph() -> None:
+    """Keras 2 (tf_keras) wraps `call` in AutoGraph: the Python `if` on a tensor works there
+    (checked under TensorFlow 2.21 with tf_keras 2.21), unlike in a Keras 3 layer."""
+    keras3 = inspect.cleandoc('''
+        import tensorflow as tf
+        import keras
+
+        class Clip(keras.layers.Layer):
+            def call(self, x):
+                if tf.reduce_max(x) > 5.0:
+                    return x / tf.reduce_max(x)
+                return x
+    ''') + "\n"
+    keras2 = keras3.replace("import keras", "import tf_keras as keras")
+    codes = lambda text: [v.code for v in tapelsp.check_source(text, "t.py", Settings())]  # noqa: E731
+    assert codes(keras3) == ["FUNC015"] and codes(keras2) == []

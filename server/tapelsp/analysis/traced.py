@@ -314,3 +314,25 @@ def keras_traces(values) -> list[tuple[Trace, set[ast.AST]]]:
         if trace.keras and key in nodes:
             groups.setdefault(id(trace), (trace, set()))[1].add(nodes[key])
     return list(groups.values())
+
+
+def keras3_calls(values) -> dict[int, ast.ClassDef]:
+    """`call` methods of this file's Keras 3 layers and models (by id), with their class: Keras 3
+    runs them without AutoGraph whenever it traces them (fit, predict, a functional model, a
+    tf.function that calls the layer); Keras 2 (tf_keras) converts them."""
+    from .values import LAYER, MODEL
+
+    facts = values.facts
+    found = facts.__dict__.get("_keras3_calls")
+    if found is None:
+        found = {}
+        for cls in facts.classes.values():
+            if values.class_kind(cls) not in (LAYER, MODEL):
+                continue
+            if any(values.keras_major(ast.Call(func=base, args=[], keywords=[])) < 3 for base in cls.bases):
+                continue
+            for method in cls.body:
+                if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name == "call":
+                    found[id(method)] = cls
+        facts.__dict__["_keras3_calls"] = found
+    return found

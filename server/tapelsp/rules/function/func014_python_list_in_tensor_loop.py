@@ -6,7 +6,7 @@ from ...facts.model import Facts, TfFunction
 from ...model import Severity
 from ...versions import VersionRange
 from ...facts.walk import body_nodes
-from ...analysis.traced import function_name, traced_function_nodes, traced_functions
+from ...analysis.traced import function_name, keras3_calls, traced_function_nodes, traced_functions
 from ...analysis.values import BUILTIN, TENSOR, VARIABLE, ValueModel, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
@@ -159,8 +159,9 @@ class PythonListInTensorLoop(Rule):
                 continue  # without AutoGraph there is no TF loop (FUNC015)
             for function in sorted(traced_functions(facts, tf_function, values), key=lambda n: (n.lineno, n.col_offset)):
                 scope = facts.function_scopes.get(function)
-                if scope is None or (scope.tf_function is not None and scope.tf_function is not tf_function):
-                    continue
+                if scope is None or (scope.tf_function is not None and scope.tf_function is not tf_function) \
+                        or id(function) in keras3_calls(values):
+                    continue  # (Keras 3 runs a layer's call without AutoGraph: no TF loop there)
                 self._check_function(ctx, tf_function, node, function, values)
 
     def _check_function(self, ctx: Context, tf_function: TfFunction, traced: ast.AST, function: ast.AST,

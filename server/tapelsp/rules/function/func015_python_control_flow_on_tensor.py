@@ -6,7 +6,7 @@ from ...facts.model import Facts, TfFunction
 from ...model import Severity
 from ...versions import VersionRange
 from ...facts.walk import body_nodes, walk_body
-from ...analysis.traced import function_name, traced_function_nodes, traced_functions
+from ...analysis.traced import function_name, keras3_calls, traced_function_nodes, traced_functions
 from ...analysis.values import BUILTIN, NONE, NUMBER, SHAPE, TENSOR, VARIABLE, ValueModel, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
@@ -28,7 +28,8 @@ class PythonControlFlowOnTensor(Rule):
     traced and that AutoGraph cannot convert:
 
     - with `autograph=False`, an `if`/`while`/`assert`/`and`/`or`/`not` on a tensor, or a
-      `for` loop over a tensor;
+      `for` loop over a tensor; the same in the `call` of a Keras 3 layer or model, which
+      Keras 3 runs without AutoGraph whenever it traces it (Keras 2, tf_keras, converts it);
     - with AutoGraph on, a `break` or `return` under a tensor condition inside a Python
       loop (`for i in range(10)`, a loop over a list, a `while` on a Python condition).
 
@@ -80,7 +81,7 @@ class PythonControlFlowOnTensor(Rule):
     summary = "Python control flow on a tensor that a tf.function trace cannot convert"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
-    triggers = ("function",)
+    triggers = ("function", "def call")  # a tf.function, or a Keras layer's call
     examples = (
         invalid("""
             import tensorflow as tf
@@ -206,27 +207,51 @@ class PythonControlFlowOnTensor(Rule):
             out = scaled(tf.constant(3.0))
         """, "a Python break on a Python condition; tensor work through tf.where",
             proof=Proof(check="assert float(out) == 24.0")),
+        invalid("""
+            import tensorflow as tf
+            import keras
+
+            class Clip(keras.layers.Layer):
+                def call(self, x):
+                    if tf.reduce_max(x) > 5.0:
+                        return x / tf.reduce_max(x)
+                    return x
+
+            model = keras.Sequential([keras.Input((3,)), Clip()])
+        """, 6, "Keras 3 traces a layer's call without AutoGraph (here to build the functional model)",
+            proof=Proof(raises=("OperatorNotAllowedInGraphError", "as a Python `bool` is not allowed"))),
     )
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         values = values_for(ctx)
+        keras3 = keras3_calls(values)
         for tf_function, node in traced_function_nodes(facts):
             autograph = tf_function.flag("autograph") is not False
             for function in sorted(traced_functions(facts, tf_function, values), key=lambda n: (n.lineno, n.col_offset)):
                 scope = facts.function_scopes.get(function)
-                if scope is None or (scope.tf_function is not None and scope.tf_function is not tf_function):
+                if scope is None or (scope.tf_function is not None and scope.tf_function is not tf_function) \
+                        or id(function) in keras3:
                     continue
                 tensors = _Tensors(values, scope)
+                where = (f"the tf.function {function_name(node)}, which has autograph=False",
+                         ctx.related(tf_function.origin, "autograph=False here"), "drop autograph=False")
                 if autograph:
                     self._python_loop_exits(ctx, tf_function, node, function, tensors)
                 else:
-                    self._without_autograph(ctx, tf_function, node, function, tensors)
+                    self._without_autograph(ctx, where, function, tensors)
+        for method, cls in ((m, c) for m, c in ((n, keras3.get(id(n))) for n in facts.function_scopes) if c is not None):
+            where = (f"`{cls.name}.call`, which Keras 3 runs without AutoGraph whenever it traces it (fit, predict, "
+                     "a functional model, a tf.function calling the layer)",
+                     ctx.related(cls, "a Keras 3 layer"), "use Keras 2 (tf_keras), which converts `call`")
+            self._without_autograph(ctx, where, method, _Tensors(values, facts.function_scopes[method]))
 
     # --- autograph=False ----------------------------------------------------------------
 
-    def _without_autograph(self, ctx: Context, tf_function: TfFunction, traced: ast.AST,
-                           function: ast.AST, tensors: "_Tensors") -> None:
+    def _without_autograph(self, ctx: Context, where: tuple, function: ast.AST, tensors: "_Tensors") -> None:
+        """`where`: (the words for what traces `function` without AutoGraph, the related location
+        that says so, the alternative to tf.cond and friends)."""
+        what, related, alternative = where
         nodes = body_nodes(ctx.facts, function) if isinstance(getattr(function, "body", None), list) \
             else walk_body([function.body])
         seen: set[int] = set()
@@ -242,20 +267,18 @@ class PythonControlFlowOnTensor(Rule):
                 tests.append(node.operand)
             elif isinstance(node, (ast.For, ast.AsyncFor)) and tensors.is_tensor(node.iter):
                 ctx.report(node.iter,
-                           f"A Python `for` over a tensor in the tf.function {function_name(traced)}, which has "
-                           f"autograph=False: tracing raises {ITERATE} Use tf.while_loop, tf.map_fn or a "
-                           "vectorized op, or drop autograph=False so AutoGraph converts the loop.",
-                           related=[ctx.related(tf_function.origin, "autograph=False here")])
+                           f"A Python `for` over a tensor in {what}: tracing raises {ITERATE} Use tf.while_loop, "
+                           f"tf.map_fn or a vectorized op, or {alternative} so AutoGraph converts the loop.",
+                           related=[related])
                 continue
             for test in tests:
                 if id(test) in seen or not _tensor_condition(test, tensors):
                     continue
                 seen.update(id(sub) for sub in ast.walk(test))
                 ctx.report(test,
-                           f"Python control flow on a tensor in the tf.function {function_name(traced)}, which "
-                           f"has autograph=False: tracing raises {AS_BOOL} Use tf.cond / tf.where, or drop "
-                           "autograph=False so AutoGraph converts it.",
-                           related=[ctx.related(tf_function.origin, "autograph=False here")])
+                           f"Python control flow on a tensor in {what}: tracing raises {AS_BOOL} Use tf.cond / "
+                           f"tf.where, or {alternative} so AutoGraph converts it.",
+                           related=[related])
 
     # --- AutoGraph on: exits from Python loops -----------------------------------------------
 
@@ -358,7 +381,7 @@ def _python_value(expr: ast.expr, tensors: _Tensors, allow_compare: bool = False
     return False
 
 
-def _tensor_exits(loop: ast.For | ast.While, tensors: Tensors) -> list[tuple[ast.stmt, ast.expr]]:
+def _tensor_exits(loop: ast.For | ast.While, tensors: "_Tensors") -> list[tuple[ast.stmt, ast.expr]]:
     """`break`/`return` statements of this loop (not of loops nested in it) under a tensor `if`."""
     found: list[tuple[ast.stmt, ast.expr]] = []
 
