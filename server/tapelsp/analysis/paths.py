@@ -918,11 +918,14 @@ class Evaluator:
         `leave` -> NumPy, `no` and `stop` -> no gradient, `const` -> not from its arguments)."""
         short = _short(node.func)
         first = node.args[0] if node.args else None
-        if qualname == "tensorflow.Variable":
-            status = self.join(args[:1], at)
-            self.cut(NUMPY, node, "re-wrapping in `tf.Variable(...)`", first, status)
-            return DEAD
         api = library.api(qualname)
+        if api is not None and api.kind in ("variable", "tfp_variable") and api.has("creates"):
+            # `tf.Variable(t)`, `tfp.util.TransformedVariable(t, bijector)`: a new variable that
+            # starts from the value of `t`, with no history.
+            initial = _argument(node, 0, "initial_value")
+            status = self.value(initial, at) if initial is not None else DEAD
+            self.cut(NUMPY, node, f"re-wrapping in `{short}(...)`", initial, status)
+            return DEAD
         if api is None:
             if qualname.startswith("scipy."):
                 status = self.join(args, at)

@@ -229,6 +229,30 @@ class ValueLeavesTensorFlow(Rule):
             g = tape.gradient(loss, w)
         """, 5, "re-wrapping a tensor in a new tf.Variable: no fix",
             proof=Proof(check="assert g is None"))),
+        unfixed(invalid("""
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            raw_scale = tf.Variable(0.5)
+            with tf.GradientTape() as tape:
+                scale = tfp.util.TransformedVariable(raw_scale, tfp.bijectors.Exp())
+                dist = tfp.distributions.Normal(loc=0.0, scale=scale)
+                nll = -dist.log_prob(1.0)
+            g = tape.gradient(nll, raw_scale)
+        """, 6, "a TFP TransformedVariable started from a variable inside the tape: no fix",
+            proof=Proof(check="assert g is None"))),
+        valid("""
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            raw_scale = tf.Variable(0.5)
+            with tf.GradientTape() as tape:
+                scale = tfp.util.DeferredTensor(raw_scale, tf.exp)
+                dist = tfp.distributions.Normal(loc=0.0, scale=scale)
+                nll = -dist.log_prob(1.0)
+            g = tape.gradient(nll, raw_scale)
+        """, "tfp.util.DeferredTensor transforms the variable itself when it is read",
+            proof=Proof(check="assert g is not None")),
         invalid("""
             import numpy as np
             import tensorflow as tf
@@ -347,8 +371,12 @@ class ValueLeavesTensorFlow(Rule):
             value = found.value
             subject = f"`{ast.unparse(value)}`" if value is not None else "the value"
             if found.what.startswith("re-wrapping"):
-                what = f"`tf.Variable({ast.unparse(value) if value is not None else '...'})` starts a new " \
-                       "variable with no history while the tape is recording"
+                maker = ast.unparse(found.node.func) if isinstance(found.node, ast.Call) else "tf.Variable"
+                what = f"`{maker}({ast.unparse(value) if value is not None else '...'}, ...)` starts a new " \
+                       "variable with no history while the tape is recording" if isinstance(found.node, ast.Call) \
+                    and len(found.node.args) + len(found.node.keywords) > 1 else \
+                    f"`{maker}({ast.unparse(value) if value is not None else '...'})` starts a new " \
+                    "variable with no history while the tape is recording"
             elif found.what in ("`.item()`", "`.tolist()`"):
                 what = (f"{found.what} of the tensor {subject} fails on TensorFlow tensors (AttributeError) unless "
                         "NumPy behaviour is enabled, and even then returns a Python value while the tape is "
@@ -449,6 +477,10 @@ def _tf_alias(ctx: Context) -> tuple[str, bool] | None:
 def _advice(found) -> str:
     node = found.node
     if found.what.startswith("re-wrapping"):
+        if "TransformedVariable" in found.what:
+            return ("Create the TransformedVariable once, before the tape, and take the gradient with respect to "
+                    "its `trainable_variables`; or keep the variable and transform it lazily with "
+                    "`tfp.util.DeferredTensor(variable, transform_fn)`.")
         return "Use the tensor itself; create variables outside the tape and update them with `.assign`."
     if found.what in ("`.numpy()`", "`.item()`", "`.tolist()`"):
         return "Keep the value a tensor inside the tape; convert it for logging after the gradient call."
