@@ -594,8 +594,24 @@ SAMPLES: dict[str, str | tuple[str, ...]] = {
     "tensorflow_probability.util.DeferredTensor": ("tfp.util.DeferredTensor(v_f32, tf.math.exp)",),
     "tensorflow_probability.experimental.util.DeferredModule": (
         "tfp.experimental.util.DeferredModule(tfp.distributions.Normal, loc=v_f32, scale=1.0)",),
+    "tensorflow_probability.distributions.Beta.experimental_from_mean_concentration": (
+        "tfp.distributions.Beta.experimental_from_mean_concentration(tf.constant(0.5), tf.constant(4.0))",),
+    "tensorflow_probability.distributions.Beta.experimental_from_mean_variance": (
+        "tfp.distributions.Beta.experimental_from_mean_variance(tf.constant(0.5), tf.constant(0.05))",),
+    "tensorflow_probability.distributions.Gamma.experimental_from_mean_variance": (
+        "tfp.distributions.Gamma.experimental_from_mean_variance(tf.constant(2.0), tf.constant(1.0))",),
+    "tensorflow_probability.distributions.LogNormal.experimental_from_mean_variance": (
+        "tfp.distributions.LogNormal.experimental_from_mean_variance(tf.constant(2.0), tf.constant(1.0))",),
+    "tensorflow_probability.distributions.NegativeBinomial.experimental_from_mean_dispersion": (
+        "tfp.distributions.NegativeBinomial.experimental_from_mean_dispersion(tf.constant(3.0), tf.constant(0.5))",),
     "tensorflow_probability.vi.monte_carlo_variational_loss": (
         "tfp.vi.monte_carlo_variational_loss(normal.log_prob, tfp.distributions.Normal(s_f32, 1.0), sample_size=2)",),
+    "tensorflow_probability.optimizer.lbfgs_minimize": (
+        "tfp.optimizer.lbfgs_minimize(lambda p: tfp.math.value_and_gradient(lambda q: tf.reduce_sum(q * q), p), "
+        "r_f32, max_iterations=2)",),
+    "tensorflow_probability.optimizer.bfgs_minimize": (
+        "tfp.optimizer.bfgs_minimize(lambda p: tfp.math.value_and_gradient(lambda q: tf.reduce_sum(q * q), p), "
+        "r_f32, max_iterations=2)",),
     "tensorflow_probability.vi.fit_surrogate_posterior": (
         "tfp.vi.fit_surrogate_posterior(normal.log_prob, tfp.distributions.Normal(tf.Variable(0.5), 1.0), "
         "keras.optimizers.SGD(0.1), num_steps=2, jit_compile=False)",),

@@ -6,7 +6,8 @@ from ...facts.dataflow import flow_of
 from ...facts.model import CallSite
 from ...model import Severity
 from ...versions import VersionRange
-from ...analysis.values import OPTIMIZER, TENSOR, UNKNOWN, VARIABLE, ValueModel, values_for
+from ...analysis.values import TENSOR, VARIABLE, ValueModel, values_for
+from ._optimizers import loss_function, minimize_calls
 from ..base import Context, Proof, Rule, invalid, valid
 
 NO_GRADIENTS = "No gradients provided for any variable"
@@ -18,7 +19,8 @@ class MinimizeConstantLoss(Rule):
     """
     ## What it does
     Finds `optimizer.minimize(lambda: loss, var_list)` where `loss` is a value computed
-    before the call, and `optimizer.minimize(loss_tensor, var_list)` with an eager tensor
+    before the call (the lambda, or a def that only returns it, may be bound to a name
+    first), and `optimizer.minimize(loss_tensor, var_list)` with an eager tensor
     and no `tape=`.
 
     ## Why is this bad?
@@ -106,6 +108,30 @@ class MinimizeConstantLoss(Rule):
             loss = w * w
             optimizer.minimize(lambda: loss, [w])
         """, 6, "TensorFlow 2.15: tf.keras is Keras 2", tensorflow_version="2.15"),
+        invalid("""
+            import tensorflow as tf
+            import tf_keras
+
+            y = tf.Variable([1.0, 2.0, 3.0])
+            cost = -tf.reduce_mean(tf.math.log(y))
+            loss = lambda: cost
+
+            tf_keras.optimizers.Adam(0.5).minimize(loss, var_list=[y])
+        """, 6, "a lambda bound to a name, returning a tensor computed before",
+            proof=Proof(raises=("ValueError", NO_GRADIENTS))),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable(2.0)
+            optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+            penalty = tf.square(w - 1.0)
+
+            def loss_fn():
+                return 2.0 * penalty
+
+            optimizer.minimize(loss_fn, var_list=[w])
+        """, 8, "a def that returns arithmetic of a precomputed tensor",
+            proof=Proof(raises=("ValueError", NO_GRADIENTS))),
         valid("""
             import tensorflow as tf
             import tf_keras
@@ -199,38 +225,28 @@ class MinimizeConstantLoss(Rule):
     )
 
     def check(self, ctx: Context) -> None:
-        facts = ctx.facts
         values = values_for(ctx)
-        for site in facts.calls:
-            if site.method != "minimize" or not isinstance(site.node.func, ast.Attribute):
-                continue
-            if facts.graph_mode(site.node, site.scope):
-                continue  # TF1 graph code: minimize differentiates the graph, a tensor loss is the API
-            if site.qualname is not None and not site.qualname.startswith(("keras.", "tensorflow.train.")):
-                continue  # scipy.optimize.minimize, tfp.math.minimize...
-            call = site.node
-            loss = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "loss"), None)
-            if loss is None:
-                continue
-            optimizer = values.value(site.node.func.value, site.scope)
-            if optimizer.kind not in (OPTIMIZER, UNKNOWN):
-                continue
-            family = _optimizer_family(optimizer, values)
-            if isinstance(loss, ast.Lambda):
-                names = _precomputed(loss, values)
+        for found in minimize_calls(ctx):
+            site, loss, family = found.site, found.loss, found.family
+            function = loss_function(loss, site, values)
+            if function is not None:
+                names = _precomputed(function, values)
                 if names is None:
                     continue
-                self._constant_closure(ctx, site, loss, names, family)
+                self._constant_closure(ctx, site, function, names, family)
             elif isinstance(loss, ast.Name) and values.value(loss, site.scope).is_(TENSOR) \
-                    and site.scope.traced_by is None and not any(k.arg == "tape" for k in call.keywords) \
-                    and len(call.args) < 3:
+                    and site.scope.traced_by is None and not any(k.arg == "tape" for k in site.node.keywords) \
+                    and len(site.node.args) < 3:
                 self._tensor_loss(ctx, site, loss, family)
 
-    def _constant_closure(self, ctx: Context, site: CallSite, loss: ast.Lambda, names: list[ast.Name],
-                          family: str) -> None:
+    def _constant_closure(self, ctx: Context, site: CallSite, loss: ast.Lambda | ast.FunctionDef,
+                          names: list[ast.Name], family: str) -> None:
         shown = ", ".join(f"`{n.id}`" for n in names)
         where = _defined_at(ctx, site, names[0])
-        cause = (f"the lambda returns {shown}, computed {where}before minimize: minimize runs the lambda under "
+        what = "the lambda" if isinstance(loss, ast.Lambda) else f"`{loss.name}`"
+        if not _inside(loss, site.node):
+            what += f" (given to minimize on {ctx.where(site.node)})"
+        cause = (f"{what} returns {shown}, computed {where}before minimize: minimize runs it under "
                  "its own GradientTape, which records no computation, so every gradient is None")
         if family == "keras3":
             message = (f"Keras 3 optimizers have no `minimize`: AttributeError \"'...' object has no attribute "
@@ -239,8 +255,9 @@ class MinimizeConstantLoss(Rule):
         else:
             which = {"keras2": "", "v1": "", "unknown": " (tf_keras / Keras 2 and tf.compat.v1 optimizers)"}[family]
             message = (f"Constant loss: {cause}; the optimizer raises ValueError \"{NO_GRADIENTS}\"{which}. "
-                       "Compute the loss inside the lambda (`lambda: loss_fn(...)`).")
-        ctx.report(loss, message, related=[ctx.related(site.node, "the optimizer differentiates this call")])
+                       "Compute the loss inside the function (`lambda: loss_fn(...)`).")
+        where = loss if isinstance(loss, ast.Lambda) else _returned(loss)
+        ctx.report(where, message, related=[ctx.related(site.node, "the optimizer differentiates this call")])
 
     def _tensor_loss(self, ctx: Context, site: CallSite, loss: ast.expr, family: str) -> None:
         where = _defined_at(ctx, site, loss) if isinstance(loss, ast.Name) else ""
@@ -260,25 +277,44 @@ class MinimizeConstantLoss(Rule):
         ctx.report(loss, message, related=[ctx.related(site.node, "the minimize call")])
 
 
-def _precomputed(loss: ast.Lambda, values: ValueModel) -> list[ast.Name] | None:
-    """The names a parameterless lambda returns when its body computes nothing itself:
-    a name or arithmetic of names and numbers, at least one a tensor, none a tf.Variable."""
+def _precomputed(loss: ast.Lambda | ast.FunctionDef, values: ValueModel) -> list[ast.Name] | None:
+    """The names a parameterless lambda (or a def that only returns) returns when it computes
+    nothing itself: a name or arithmetic of names and numbers, at least one a tensor, none a
+    tf.Variable."""
     args = loss.args
     if args.args or args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg:
         return None
+    if isinstance(loss, ast.Lambda):
+        body = loss.body
+    else:
+        returned = _returned(loss)
+        if loss.decorator_list or returned is None or returned.value is None:
+            return None
+        body = returned.value
     names: list[ast.Name] = []
-    for node in ast.walk(loss.body):
+    for node in ast.walk(body):
         if isinstance(node, ast.Name):
             names.append(node)
         elif isinstance(node, ast.Constant):
             if not isinstance(node.value, (int, float)):
                 return None
         elif not isinstance(node, (ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Load)):
-            return None  # a call, an attribute, a subscript: the lambda computes something
+            return None  # a call, an attribute, a subscript: the function computes something
     found = [values.value(n) for n in names]
     if not names or any(v.may_be(VARIABLE) for v in found) or not any(v.is_(TENSOR) for v in found):
         return None
     return names
+
+
+def _returned(function: ast.FunctionDef) -> ast.Return | None:
+    """The return statement of a def whose body (past its docstring) is only that."""
+    statements = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return statements[0] if len(statements) == 1 and isinstance(statements[0], ast.Return) else None
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) and \
+        (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
 
 
 def _defined_at(ctx: Context, site: CallSite, name: ast.Name) -> str:
@@ -287,16 +323,3 @@ def _defined_at(ctx: Context, site: CallSite, name: ast.Name) -> str:
     if len(reaching) == 1 and reaching[0].kind in ("assign", "augassign"):
         return f"on {ctx.where(reaching[0].stmt)} "
     return ""
-
-
-def _optimizer_family(optimizer, values: ValueModel) -> str:
-    """"keras2", "keras3", "v1" or "unknown", from what the optimizer was constructed with."""
-    qualname = optimizer.ref if optimizer.is_(OPTIMIZER) and isinstance(optimizer.ref, str) else ""
-    if qualname.startswith("tensorflow.train.") and qualname.endswith("Optimizer"):
-        return "v1"
-    if not qualname.startswith("keras.optimizers."):
-        return "unknown"
-    if qualname.startswith("keras.optimizers.legacy."):
-        return "keras2"
-    origin = optimizer.origin if optimizer.remote is None else None
-    return "keras3" if values.keras_major(origin) >= 3 else "keras2"

@@ -380,6 +380,10 @@ class SourceNotWatched(Rule):
             related.append(ctx.related(origin, f"`{text}` is made here"))
             made = f" on {ctx.where(origin)}"
         fix = f"Call `{call.name}.watch({text})` at the start of the `with` block, before `{text}` is used."
+        updated = _updated_as_variable(ctx, call, element) if problem in ("constant", "computed") else None
+        if updated is not None:
+            fix = (f"The code updates it as a variable on {ctx.where(updated)}, which a tensor cannot be (OPT003): "
+                   f"make `{text}` a tf.Variable where it is made; the tape then watches it.")
         if problem == "constant":
             why = (f"`{text}` is a plain tensor (made{made}), not a variable, and `{call.name}` never watches it: "
                    "a tape watches only trainable tf.Variables on its own")
@@ -413,13 +417,14 @@ def _watch_offer(ctx: Context, call: GradCall, element: ast.expr, problem: str =
     if not ctx.fixes:
         return None  # the offer is worked out only when fixes are wanted
     if problem in ("constant", "computed") and isinstance(element, ast.Name):
+        from ..optimizer._optimizers import loop_update
         from ._fixes import variable_use
 
         values = values_for(ctx)
         defs, owner = values.definitions(element.id, call.site.scope, call.node)
         scopes = [call.site.scope.node] + ([owner.node] if owner is not None and owner.node is not call.site.scope.node
                                            else [])
-        used = variable_use(scopes, element.id)
+        used = variable_use(scopes, element.id) or loop_update(scopes, element.id)
         if used is not None:
             return _variable_offer(ctx, element, defs, used)
     entry = call.entry
@@ -449,6 +454,21 @@ def _watch_offer(ctx: Context, call: GradCall, element: ast.expr, problem: str =
         return watch_fix(text, block, before, code, f"Watch `{element.id}`: add `{code}` to the block",
                          Applicability.SAFE)
     return build
+
+
+def _updated_as_variable(ctx: Context, call: GradCall, element: ast.expr) -> ast.AST | None:
+    """Where the code updates the tensor source `element` as a tf.Variable (`w.assign_sub(...)`,
+    a loop over its parameters, an optimizer's variable list), or None."""
+    if not isinstance(element, ast.Name):
+        return None
+    from ..optimizer._optimizers import loop_update
+    from ._fixes import variable_use
+
+    values = values_for(ctx)
+    _defs, owner = values.definitions(element.id, call.site.scope, call.node)
+    scopes = [call.site.scope.node] + ([owner.node] if owner is not None and owner.node is not call.site.scope.node
+                                       else [])
+    return variable_use(scopes, element.id) or loop_update(scopes, element.id)
 
 
 def _variable_offer(ctx: Context, element: ast.Name, defs: list, used: ast.AST):

@@ -9,15 +9,18 @@ from ._fixes import unfixed
 from ...analysis.gradcalls import GradCall, gradient_calls, watch_position
 from ...analysis.values import NUMPY_VALUES, TENSOR, VARIABLE, Value, is_integer_dtype, values_for
 from ..base import Context, Proof, Rule, invalid, valid
+from ..optimizer._optimizers import minimize_calls
 
 WATCH_WARNING = "The dtype of the watched tensor must be floating"
+NO_GRADIENTS = "No gradients provided for any variable"
 
 
 class IntegerSource(Rule):
     """
     ## What it does
     Finds gradients asked with respect to a tensor or variable of an integer dtype
-    (reported where the gradient is asked for a tensor, where it is created for a variable):
+    (reported where the gradient is asked for a tensor, where it is created for a variable),
+    by `tape.gradient` or by an optimizer's `minimize(loss, var_list)`:
     `tf.constant(3)`, `tf.Variable(0)`, `tf.range(5)`, `dtype=tf.int32`, a cast to an
     integer type, or an image decoded as `uint8` and never cast.
 
@@ -48,7 +51,7 @@ class IntegerSource(Rule):
     summary = "The gradient source has an integer dtype"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
-    triggers = ("GradientTape",)
+    triggers = ("GradientTape", "minimize")
     fixable = True
     examples = (
         invalid("""
@@ -204,6 +207,51 @@ class IntegerSource(Rule):
                 y = tf.reduce_sum(tf.cast(w, tf.float32) ** 2)
             g = tape.gradient(y, w)
         """, fixed_proof=Proof(check="assert g.numpy().tolist() == [[2.0, -4.0], [6.0, 32.0]]")),
+        invalid("""
+            import tensorflow as tf
+
+            x = tf.Variable(3, name="x")
+            opt = tf.compat.v1.train.GradientDescentOptimizer(learning_rate=0.1)
+            for _ in range(5):
+                opt.minimize(lambda: (x - 1) ** 2, var_list=[x])
+        """, 3, "an integer variable minimised by a tf.compat.v1 optimizer",
+            proof=Proof(raises=("ValueError", NO_GRADIENTS)),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.Variable(3.0, name="x")
+            opt = tf.compat.v1.train.GradientDescentOptimizer(learning_rate=0.1)
+            for _ in range(5):
+                opt.minimize(lambda: (x - 1) ** 2, var_list=[x])
+        """, fixed_proof=Proof(check="assert float(x) < 3.0")),
+        invalid("""
+            import tensorflow as tf
+            import tf_keras
+
+            scale = tf.Variable(2.0)
+            shift = tf.Variable(1)
+            opt = tf_keras.optimizers.SGD(0.1)
+            opt.minimize(lambda: (scale * 3.0 + tf.cast(shift, tf.float32) - 1.0) ** 2, [scale, shift])
+        """, 5, "one integer variable among float ones: left untrained",
+            proof=Proof(check="assert float(scale) != 2.0 and int(shift) == 1"),
+            fixed="""
+            import tensorflow as tf
+            import tf_keras
+
+            scale = tf.Variable(2.0)
+            shift = tf.Variable(1.0)
+            opt = tf_keras.optimizers.SGD(0.1)
+            opt.minimize(lambda: (scale * 3.0 + tf.cast(shift, tf.float32) - 1.0) ** 2, [scale, shift])
+        """, fixed_proof=Proof(check="assert float(scale) != 2.0 and float(shift) != 1.0")),
+        valid("""
+            import tensorflow as tf
+
+            x = tf.Variable(3.0, name="x")
+            opt = tf.compat.v1.train.GradientDescentOptimizer(learning_rate=0.1)
+            for _ in range(5):
+                opt.minimize(lambda: (x - 1) ** 2, var_list=[x])
+        """, "a float variable minimised",
+            proof=Proof(check="assert float(x) < 3.0")),
         valid("""
             import tensorflow as tf
 
@@ -258,6 +306,57 @@ class IntegerSource(Rule):
                     continue
                 reported.add(id(where))
                 self._report(ctx, call, element, source, where)
+        for found in minimize_calls(ctx):
+            if found.var_list is None or found.family == "keras3":
+                continue  # Keras 3 optimizers have no minimize (OPT002)
+            var_list = found.var_list
+            elements = var_list.elts if isinstance(var_list, (ast.List, ast.Tuple)) else [var_list]
+            integers = []
+            for element in elements:
+                if not isinstance(element, (ast.Name, ast.Attribute)) or dotted(element) is None:
+                    integers = []
+                    break
+                value = values.value(element, found.site.scope)
+                if value.is_(VARIABLE) and is_integer_dtype(value.dtype):
+                    integers.append((element, _Source(value, values)))
+                elif not value.is_(VARIABLE):
+                    integers = []
+                    break  # not a list of variables the value model knows
+            every = len(integers) == len(elements)
+            for element, source in integers:
+                where = source.made if source.made is not None else element
+                if id(where) in reported:
+                    continue
+                reported.add(id(where))
+                self._report_minimize(ctx, found, element, source, where, every)
+
+    def _report_minimize(self, ctx: Context, found, element: ast.expr, source: "_Source", where: ast.AST,
+                         every: bool) -> None:
+        dtype = source.value.dtype
+        name = dotted(element) or ast.unparse(element)
+        site = found.site
+        if every:
+            effect = (f"`minimize` on {ctx.where(site.node)} gets no gradient for any variable and raises "
+                      f"ValueError \"{NO_GRADIENTS}\"")
+        else:
+            effect = (f"`minimize` on {ctx.where(site.node)} gets no gradient for it and leaves it untrained "
+                      "(Keras 2 optimizers log \"Gradients do not exist for variables\")")
+        literal = _int_literal_in(source.made)
+        fix = (f"Use a float literal (`{literal}.0`)" if literal is not None and not source.explicit
+               else "Use a float dtype such as tf.float32")
+        made = f", made in {source.value.remote}" if source.value.remote else ""
+        related = [ctx.related(site.node, "the minimize call that differentiates it")]
+        if where is not element:
+            related.append(ctx.related(element, f"`{name}` in the variables minimize updates"))
+        ctx.report(
+            where,
+            f"`{name}` is an integer tf.Variable ({dtype}{made}); gradients exist only for floating dtypes: "
+            f"{effect}. {fix}.",
+            related=related,
+            # Unsafe: the variable's dtype changes where the code lists it (var_list), which the
+            # fix check cannot see through.
+            fix=_float_offer(ctx, source, Applicability.UNSAFE) if source.value.remote is None else None,
+        )
 
     def _report(self, ctx: Context, call: GradCall, element: ast.expr, source: "_Source", where: ast.AST) -> None:
         dtype = source.value.dtype
@@ -322,9 +421,10 @@ _DTYPE_MAKERS = frozenset({"tensorflow.constant", "tensorflow.Variable", "tensor
                            "tensorflow.zeros", "tensorflow.ones", "tensorflow.range"})
 
 
-def _float_offer(ctx: Context, source: _Source):
-    """Integer literals made float (safe), an integer dtype made float32 (unsafe), or
-    `dtype=tf.float32` added to a conversion of integer NumPy data (unsafe)."""
+def _float_offer(ctx: Context, source: _Source, literal_fix: Applicability = Applicability.SAFE):
+    """Integer literals made float (safe unless `literal_fix` says otherwise), an integer dtype
+    made float32 (unsafe), or `dtype=tf.float32` added to a conversion of integer NumPy data
+    (unsafe)."""
     if not ctx.fixes:
         return None  # the offer is worked out only when fixes are wanted
     call = source.made
@@ -353,7 +453,7 @@ def _float_offer(ctx: Context, source: _Source):
         def build_literals():
             from ...fixes.dtype import float_literals_fix
 
-            return float_literals_fix(text, literals, "Use float literals", Applicability.SAFE)
+            return float_literals_fix(text, literals, "Use float literals", literal_fix)
         return build_literals
     if not source.numpy or not isinstance(call.func, ast.Attribute) or \
             ctx.facts.imports.resolve(call.func.value) != "tensorflow":

@@ -4,12 +4,13 @@ import ast
 
 from ...facts.model import CallSite, Facts, Scope
 from ...model import Severity
-from ...versions import Version, VersionRange
+from ...versions import VersionRange
+from ...analysis import library
+from ...analysis.values import values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
 MESSAGE = "tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape instead."
 _GRAPH_MODES = ("disable_eager_execution", "disable_v2_behavior", "session", "placeholder")
-_KERAS_3 = Version.parse("3")
 
 
 class EagerTfGradients(Rule):
@@ -17,7 +18,9 @@ class EagerTfGradients(Rule):
     ## What it does
     Finds `tf.gradients(...)` (also `tf.compat.v1.gradients`) and `K.gradients(...)`
     called eagerly in TensorFlow 2: at module level, or in a plain function that this
-    file calls eagerly, with no `tf.function` around it and no TF1 graph mode
+    file calls eagerly, itself or through a library function that calls the functions it
+    is given in the caller's mode (an objective given to `tfp.optimizer.lbfgs_minimize`),
+    with no `tf.function` around it and no TF1 graph mode
     (`tf.compat.v1.disable_eager_execution()`, `disable_v2_behavior()`, sessions,
     placeholders, `with graph.as_default():`).
 
@@ -81,6 +84,43 @@ class EagerTfGradients(Rule):
             grads = K.gradients(loss, [w])
         """, 7, "K.gradients of tf_keras",
             proof=Proof(raises=("RuntimeError", MESSAGE))),
+        invalid("""
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            def quadratic(x):
+                value = tf.reduce_sum((x - 1.0) ** 2)
+                return value, tf.gradients(value, x)[0]
+
+            results = tfp.optimizer.lbfgs_minimize(quadratic, initial_position=tf.zeros(3))
+        """, 6, "an objective that TFP's L-BFGS calls eagerly (the TFP documentation's TF1 example)",
+            proof=Proof(raises=("RuntimeError", MESSAGE))),
+        invalid("""
+            import tensorflow as tf
+            import tf_keras
+            from tf_keras import backend as K
+
+            inputs = tf_keras.Input((4,))
+            model = tf_keras.Model(inputs, tf_keras.layers.Dense(2, activation="softmax")(inputs))
+            grads = K.gradients(K.log(model.output), model.weights)
+            fisher = K.function([model.input], grads)
+        """, 7, "K.gradients feeding K.function: K.function runs eagerly in TensorFlow 2, K.gradients raises first",
+            proof=Proof(raises=("RuntimeError", MESSAGE))),
+        valid("""
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            def quadratic(x):
+                value = tf.reduce_sum((x - 1.0) ** 2)
+                return value, tf.gradients(value, x)[0]
+
+            @tf.function
+            def optimize():
+                return tfp.optimizer.lbfgs_minimize(quadratic, initial_position=tf.zeros(3))
+
+            results = optimize()
+        """, "the same objective, L-BFGS run inside a tf.function: the objective is traced",
+            proof=Proof(check="assert bool(results.converged) and abs(float(results.position[0]) - 1.0) < 1e-4")),
         valid("""
             import tensorflow as tf
 
@@ -135,59 +175,89 @@ class EagerTfGradients(Rule):
         sites = facts.calls_to("tensorflow.gradients", "keras.backend.gradients")
         if not sites or facts.has_mode(*_GRAPH_MODES) or _graph_blocks(facts):
             return
-        keras3 = ctx.targets.keras is None or ctx.targets.keras >= _KERAS_3
+        values = values_for(ctx)
         for site in sites:
-            if not _runs_eagerly(facts, site.scope, 0):
+            runner = _eager_runner(facts, site.scope, 0)
+            if runner is None:
                 continue
             if site.qualname == "keras.backend.gradients":
-                raw = facts.imports.raw(site.node.func) or ""
-                if keras3 and not raw.startswith("tf_keras"):
+                if values.keras_major(site.node) >= 3:
                     ctx.report(site.node, "Keras 3 has no `backend.gradients`: this line raises AttributeError. "
                                           "Compute the gradient with a tf.GradientTape.")
                     continue
                 what = "`K.gradients` calls `tf.gradients`, which"
             else:
                 what = f"`{ast.unparse(site.node.func)}`"
+            how = "runs here with eager execution on (TensorFlow 2, no tf.function around it)"
+            related = []
+            if isinstance(runner, ast.Call):
+                callee = ast.unparse(runner.func)
+                how = (f"runs with eager execution on: `{callee}` on {ctx.where(runner)} calls this function "
+                       "eagerly (TensorFlow 2, no tf.function around it)")
+                related.append(ctx.related(runner, f"`{callee}` calls the function here, eagerly"))
             ctx.report(
                 site.node,
-                f"{what} runs here with eager execution on (TensorFlow 2, no tf.function around it): it raises "
-                f"RuntimeError \"{MESSAGE}\" Record the computation under a tf.GradientTape and call "
-                "`tape.gradient`, or run this code inside a tf.function.",
+                f"{what} {how}: it raises RuntimeError \"{MESSAGE}\" Record the computation under a "
+                "tf.GradientTape and call `tape.gradient`, or run this code inside a tf.function.",
+                related=related,
             )
 
 
 def _graph_blocks(facts: Facts) -> bool:
-    """The file builds graphs explicitly (`graph.as_default()`, `tf.Graph()`): assume graph mode."""
+    """The file builds graphs explicitly (`graph.as_default()`, `tf.Graph()`, a Session): assume
+    graph mode. (`K.function` is no sign of it: in TensorFlow 2 it runs eagerly, and the
+    `K.gradients` that feeds it raises before it.)"""
     if facts.calls_to("tensorflow.Graph", "tensorflow.get_default_graph", "tensorflow.Session",
-                      "keras.backend.function", "keras.backend.get_session"):
+                      "keras.backend.get_session"):
         return True
     return any(site.method in ("as_default", "as_graph_def") for site in facts.calls)
 
 
-def _runs_eagerly(facts: Facts, scope: Scope, depth: int) -> bool:
-    """Module code, or a plain function that this file only ever calls directly from eager code."""
+def _eager_runner(facts: Facts, scope: Scope, depth: int) -> ast.AST | None:
+    """What runs code of `scope` eagerly, or None when it may not run eagerly: the module
+    itself, or, for a plain function, its scope node when this file only ever calls it
+    directly from eager code, or the library call (the table's `calls_fn`: TFP's
+    `lbfgs_minimize`) that is given the function and calls it in the caller's mode."""
     if scope.traced_by is not None:
-        return False
+        return None
     if scope.kind == "module":
-        return True
+        return scope.node
     if scope.kind != "function" or depth > 3:
-        return False
+        return None
     node = scope.node
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
-        return False
+        return None
     parent = scope.parent
     if parent is None or parent.kind == "class":
-        return False  # methods may be traced by Keras or a caller elsewhere
-    calls = _direct_calls(facts, node.name)
-    if calls is None or not calls:
-        return False
-    return all(_runs_eagerly(facts, site.scope, depth + 1) for site in calls)
-
-
-def _direct_calls(facts: Facts, name: str) -> list[CallSite] | None:
-    """Calls `name(...)` in the file; None when the name is also used otherwise (passed on)."""
-    calls = [site for site in facts.calls if isinstance(site.node.func, ast.Name) and site.node.func.id == name]
-    loads = sum(len(scope.loads.get(name, ())) for scope in facts.scopes)
-    if loads != len(calls):
+        return None  # methods may be traced by Keras or a caller elsewhere
+    uses = _uses(facts, node.name)
+    if not uses:
         return None
-    return calls
+    runner: ast.AST | None = None
+    for site, passed in uses:
+        if _eager_runner(facts, site.scope, depth + 1) is None:
+            return None
+        if passed and runner is None:
+            runner = site.node
+    return runner if runner is not None else node
+
+
+def _uses(facts: Facts, name: str) -> list[tuple[CallSite, bool]] | None:
+    """Each use of `name` in the file, as the call that uses it: `name(...)` (False), or a
+    library call that runs a function it is given in the caller's mode, given `name` (True);
+    None when the name is also used otherwise (passed on, stored, decorated)."""
+    out: list[tuple[CallSite, bool]] = []
+    for site in facts.calls:
+        call = site.node
+        if isinstance(call.func, ast.Name) and call.func.id == name:
+            out.append((site, False))
+        elif any(isinstance(arg, ast.Name) and arg.id == name
+                 for arg in (*call.args, *(k.value for k in call.keywords))):
+            api = library.api(site.qualname)
+            if api is None or not api.has("calls_fn"):
+                return None
+            out.append((site, True))
+    loads = sum(len(scope.loads.get(name, ())) for scope in facts.scopes)
+    if loads != len(out):
+        return None
+    return out
