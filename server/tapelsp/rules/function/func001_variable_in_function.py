@@ -6,6 +6,10 @@ from ...model import Severity
 from ...versions import Version, VersionRange
 from ...analysis.guards import _enclosing_params, ancestors, is_first_call_guard
 from ..base import Context, Proof, Rule, invalid, valid
+from ..tape._fixes import unfixed
+
+# Calls that create a tf.Variable (Keras's own wrappers included).
+_CREATORS = ("tensorflow.Variable", "keras.backend.variable", "keras.Variable")
 
 NEW_MESSAGE = ("tf.function only supports singleton tf.Variables created on the first call. "
                "Make sure the tf.Variable is only created once or created outside tf.function.")
@@ -18,7 +22,9 @@ class VariableInFunction(Rule):
     """
     ## What it does
     Finds `tf.Variable(...)` created in the body of a `tf.function` without a
-    first-call guard such as `if self.v is None:`.
+    first-call guard such as `if self.v is None:`; also a variable (`tf.Variable`,
+    `K.variable`, `keras.Variable`) created in a loss or metric given to `model.compile`
+    (or a function it calls), which `model.fit` traces into a tf.function of its own.
 
     ## Why is this bad?
     A tf.function traces its Python body into a graph, and traces it again for new
@@ -53,7 +59,7 @@ class VariableInFunction(Rule):
     summary = "tf.Variable created inside a tf.function body on every call"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
-    triggers = ("Variable",)
+    triggers = ("Variable", "variable")
     fixable = True
     examples = (
         invalid("""
@@ -323,6 +329,48 @@ class VariableInFunction(Rule):
             b = make(2.0)
         """, "variables created in a plain Python function",
             proof=Proof(check="assert float(a) == 1.0 and float(b) == 2.0")),
+        unfixed(invalid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow.keras import backend as K
+
+            def weighted_loss(y_true, y_pred):
+                weights = K.variable(np.array([1.0, 5.0]))
+                return K.mean(K.square(y_true - y_pred) * weights)
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+            model.compile(optimizer="sgd", loss=weighted_loss)
+            model.fit(np.ones((4, 3), "float32"), np.ones((4, 2), "float32"), verbose=0)
+        """, 6, "`K.variable` in a loss that `model.fit` traces: no fix",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables created on the first call")))),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow.keras import backend as K
+
+            def weighted_loss(y_true, y_pred):
+                weights = K.constant(np.array([1.0, 5.0]))
+                return K.mean(K.square(y_true - y_pred) * weights)
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+            model.compile(optimizer="sgd", loss=weighted_loss)
+            history = model.fit(np.ones((4, 3), "float32"), np.ones((4, 2), "float32"), verbose=0)
+        """, "a constant in the loss",
+            proof=Proof(check="assert len(history.history['loss']) == 1")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow.keras import backend as K
+
+            def weighted_loss(y_true, y_pred):
+                weights = K.variable(np.array([1.0, 5.0]))
+                return K.mean(K.square(y_true - y_pred) * weights)
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+            model.compile(optimizer="sgd", loss=weighted_loss, run_eagerly=True)
+            history = model.fit(np.ones((4, 3), "float32"), np.ones((4, 2), "float32"), verbose=0)
+        """, "a loss that Keras runs eagerly (`run_eagerly=True`) may create variables",
+            proof=Proof(check="assert len(history.history['loss']) == 1")),
         valid("""
             import tensorflow as tf
 
@@ -353,6 +401,35 @@ class VariableInFunction(Rule):
                 related=[ctx.related(traced.origin, "traced by this tf.function")],
                 fix=fix,
             )
+        _check_keras(ctx, wording)
+
+
+def _check_keras(ctx: Context, wording: str) -> None:
+    """Variables created in a loss or metric that `model.fit` traces (analysis/keras_graph.py)."""
+    facts = ctx.facts
+    sites = [s for s in facts.calls_to(*_CREATORS) if s.scope.traced_by is None and not _created_once(s, facts)]
+    if not sites or not any(site.method == "compile" for site in facts.calls):
+        return
+    from ...analysis.keras_graph import keras_trace_of
+    from ...analysis.values import values_for
+
+    values = values_for(ctx)
+    for site in sites:
+        trace = keras_trace_of(values, site.scope)
+        if trace is None:
+            continue
+        function = site.scope.function
+        where = trace.how if function is None or function.node is trace.node else \
+            f"{_function_name(function.node)}, which {trace.how} calls"
+        made = "tf.Variable created" if site.qualname == "tensorflow.Variable" else \
+            f"`{ast.unparse(site.node.func)}` creates a tf.Variable"
+        ctx.report(
+            site.node,
+            f"{made} inside {where}: Keras traces it into a tf.function, where TensorFlow raises "
+            f"ValueError \"{wording}\" Create it once outside the {trace.role} (at module level), or use a "
+            "constant (`K.constant`, `tf.constant`).",
+            related=[trace.related(ctx), ctx.related(trace.runner, "traces it here")],
+        )
 
 
 def _hoist_builder(ctx: Context, call: ast.Call, function: ast.AST):

@@ -7,6 +7,7 @@ from ...model import Applicability, Severity
 from ...versions import Version, VersionRange
 from ...analysis.guards import eager_context, runs_functions_eagerly
 from ...analysis import library
+from ...analysis.keras_graph import KerasTrace, keras_trace_of, keras_traces
 from ...analysis.traced import Trace, function_name, trace_of
 from ...analysis.values import DATASET, METHOD, TENSOR, VARIABLE, Value, ValueModel, values_for
 from ..tape._fixes import unfixed
@@ -17,6 +18,10 @@ from ..base import Context, Proof, Rule, invalid, valid
 # the message was `Tensor`, and the other two messages were worded slightly differently.
 _SYMBOLIC_TENSOR_SINCE = Version.parse("2.14")
 _VARIABLE_NUMPY = "NotImplementedError \"numpy() is only available when eager execution is enabled.\""
+# How the `.numpy()` message ends for a tf.function, and for a loss or metric Keras traces.
+_OUTSIDE = " and call `.numpy()` on the returned result outside the tf.function (use `tf.print` to log)"
+_KERAS_EAGER = (" (`compile(..., run_eagerly=True)` runs the loss and metrics eagerly, with `.numpy()`, "
+                "at the cost of speed)")
 
 # NumPy functions that look at a tensor without converting it (they answer in the trace).
 _NUMPY_SAFE = frozenset({"shape", "ndim", "isscalar", "iterable", "result_type", "dtype"})
@@ -48,7 +53,8 @@ class NumpyInFunction(Rule):
     """
     ## What it does
     Finds eager-only calls on symbolic tensors inside a `tf.function` body (or a helper its
-    trace calls, a Keras `train_step`, a function `Dataset.map` traces): `.numpy()`, NumPy's
+    trace calls, a Keras `train_step`, a function `Dataset.map` traces, a loss or metric given
+    to `model.compile` when `model.fit` or `evaluate` traces it): `.numpy()`, NumPy's
     array methods (`.astype`, `.reshape`, `.mean`...; unless the file enables NumPy behavior),
     NumPy functions applied to a tensor (`np.max(q, axis=1)`), and `tf.constant(t)` of a
     tensor. A value counts as a tensor when it comes from a TensorFlow op, a Keras model or
@@ -347,6 +353,8 @@ class NumpyInFunction(Rule):
             if origin is not None:
                 what = "a tf.Variable" if kind == "variable" else "a symbolic tensor"
                 related.append(ctx.related(origin, f"`{ast.unparse(culprit)}` is {what} from here"))
+            if isinstance(traced, KerasTrace):
+                message = message.replace(_OUTSIDE, _KERAS_EAGER)
             ctx.report(site.node, f"In {where}, {message}.", related=related,
                        fix=_offer(ctx, site, traced.node) if traced.tf_function is not None else None)
 
@@ -362,11 +370,14 @@ def _eager_only_call(site: CallSite, numpy_behavior: bool) -> bool:
     return qualname.startswith("numpy.") or qualname == "tensorflow.constant"
 
 
-def _trace(site: CallSite, values: ValueModel) -> Trace | None:
+def _trace(site: CallSite, values: ValueModel) -> Trace | KerasTrace | None:
     """What traces the code of this call: a tf.function (or a helper its trace calls), a Keras
-    train_step, or a tf.data method (`ds.map(fn)`: always a graph, eager mode or not)."""
+    train_step, a tf.data method (`ds.map(fn)`: always a graph, eager mode or not), or
+    `model.fit` / `evaluate` for a loss or metric given to `compile` (and what it calls)."""
     traced = trace_of(values, site.scope, combinators=True)
-    if traced is None or traced.caller is None:
+    if traced is None:
+        return keras_trace_of(values, site.scope)
+    if traced.caller is None:
         return traced
     method = values.value(traced.caller.func)
     return traced if method.kind == METHOD and isinstance(method.ref, Value) \
@@ -471,8 +482,7 @@ def _problem(site: CallSite, values: ValueModel, modern: bool) -> tuple[ast.expr
         error = f"AttributeError \"'{cls}' object has no attribute '{site.method}'\""
         return receiver, kind, (f"`{text}.{site.method}()` raises {error}: `{text}` is symbolic and has no "
                                 "value while TensorFlow traces. "
-                          "Keep the computation in TensorFlow ops and call `.numpy()` on the returned "
-                          "result outside the tf.function (use `tf.print` to log)")
+                          f"Keep the computation in TensorFlow ops{_OUTSIDE}")
     method = library.method(TENSOR, site.method or "") if isinstance(func, ast.Attribute) else None
     if method is not None and method.has("numpy_only") and not method.attribute:
         receiver = func.value  # type: ignore[union-attr]
@@ -560,9 +570,9 @@ def _derived(expr: ast.expr, scope: Scope, values: ValueModel, depth: int = 0) -
         return None
     if isinstance(expr, ast.Name):
         defs, owner = values.definitions(expr.id, scope, expr)
-        if owner is None or not defs or owner.traced_by is None:
+        if owner is None or not defs or (owner.traced_by is None and keras_trace_of(values, owner) is None):
             return None
-        if owner.tf_function is not None and all(d.kind == "param" for d in defs) and expr.id not in ("self", "cls"):
+        if _tensor_params(owner, values) and all(d.kind == "param" for d in defs) and expr.id not in ("self", "cls"):
             return "tensor"
         kinds = [_derived(d.value, owner, values, depth + 1) if d.kind == "assign" and d.value is not None else None
                  for d in defs]
@@ -578,7 +588,16 @@ def _is_traced_param(expr: ast.expr, scope: Scope, values: ValueModel) -> bool:
     if not isinstance(expr, ast.Name) or expr.id in ("self", "cls"):
         return False
     defs, owner = values.definitions(expr.id, scope, expr)
-    return bool(defs) and all(d.kind == "param" for d in defs) and owner is not None and owner.tf_function is not None
+    return bool(defs) and all(d.kind == "param" for d in defs) and owner is not None and _tensor_params(owner, values)
+
+
+def _tensor_params(scope: Scope, values: ValueModel) -> bool:
+    """Are the parameters of this function tensors while it is traced: a tf.function's, or a
+    loss's or metric's that Keras calls with `(y_true, y_pred)`?"""
+    if scope.tf_function is not None:
+        return True
+    trace = keras_traces(values).get(id(scope.node))
+    return trace is not None and trace.node is scope.node
 
 
 def _origin(expr: ast.expr, scope: Scope, values: ValueModel) -> ast.AST | None:

@@ -6,6 +6,7 @@ from ...model import Severity
 from ...versions import VersionRange
 from ...analysis.paths import NONDIFF, cuts_of, gradient_phrase
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
+from . import _keras
 
 _ALTERNATIVES = {
     "argmax": "a soft alternative such as `tf.nn.softmax` weights",
@@ -23,12 +24,18 @@ class NonDifferentiablePath(Rule):
     Finds an operation without a gradient (a cast to an integer or bool dtype,
     `tf.argmax` / `tf.argmin`, `tf.round` / `tf.floor` / `tf.math.ceil`, comparisons,
     `//`, `tf.stop_gradient`) inside a `tf.GradientTape` block when *every* route from the
-    gradient's sources to its target goes through such an operation.
+    gradient's sources to its target goes through such an operation. Also where Keras runs
+    the operation: in a layer of a model the file builds (a `Lambda(fn)` layer, a custom layer's
+    `call`, a model used as a layer) with trainable layers before it, when a tape or
+    `model.fit` trains them, and in a loss given to `model.compile` that `model.fit` uses.
 
     ## Why is this bad?
     These operations have no gradient (or, for `tf.stop_gradient`, deliberately block it).
     When nothing else connects the target to a source, `tape.gradient` silently returns
-    `None` for it. Cutting one route on purpose is common and fine — a straight-through
+    `None` for it; in a model, every layer before the operation gets `None` (Keras's `fit`
+    warns "Gradients do not exist for variables", or raises "No gradients provided for any
+    variable" when no variable gets a gradient, as it does for a loss without one). Cutting one
+    route on purpose is common and fine — a straight-through
     estimator `x + tf.stop_gradient(tf.round(x) - x)`, a mask built with a comparison, a
     target network's value under `tf.stop_gradient` — so the rule stays silent as long as
     some differentiable route remains, and its severity is a warning.
@@ -57,7 +64,7 @@ class NonDifferentiablePath(Rule):
     summary = "Every path from the gradient sources to the target goes through an op without a gradient"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
-    triggers = ("GradientTape",)
+    triggers = ("GradientTape", "fit", "train_on_batch")
     examples = (
         invalid("""
             import tensorflow as tf
@@ -215,11 +222,110 @@ class NonDifferentiablePath(Rule):
             g = tape.gradient(loss, w)
         """, "a cast between float dtypes keeps the gradient",
             proof=Proof(check="assert float(g) == 36.0")),
+        invalid("""
+            import tensorflow as tf
+            from tensorflow import keras
+
+            inputs = keras.Input((4,))
+            hidden = keras.layers.Dense(3)(inputs)
+            token = keras.layers.Lambda(lambda t: tf.cast(tf.argmax(t, axis=-1), tf.float32)[:, None])(hidden)
+            model = keras.Model(inputs, keras.layers.Dense(1)(token))
+
+            x = tf.ones((2, 4))
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x) ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, 6, "argmax in a Lambda layer between trainable layers: the layer before it gets None",
+            proof=Proof(check="assert grads[0] is None and grads[1] is None and grads[2] is not None")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow import keras
+
+            def binarize(x):
+                return tf.floor(x + 0.5)
+
+            model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, activation="sigmoid"),
+                                      keras.layers.Lambda(binarize)])
+            model.compile(optimizer="sgd", loss="mse")
+            model.fit(np.ones((4, 3), "float32"), np.ones((4, 2), "float32"), verbose=0)
+        """, 6, "a Sequential model's last layer floors its input: fit has no gradient for any variable",
+            proof=Proof(raises=("ValueError", "No gradients provided for any variable"))),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow import keras
+
+            def rounded_error(y_true, y_pred):
+                return tf.reduce_mean(tf.abs(y_true - tf.round(y_pred)))
+
+            model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1, activation="sigmoid")])
+            model.compile(optimizer="sgd", loss=rounded_error)
+            model.fit(np.ones((4, 3), "float32"), np.ones((4, 1), "float32"), verbose=0)
+        """, 6, "a loss given to compile that rounds the prediction",
+            proof=Proof(raises=("ValueError", "No gradients provided for any variable"))),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow import keras
+
+            base = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+            base.compile(optimizer="sgd", loss="mse")
+            history = base.fit(np.ones((4, 3), "float32"), np.ones((4, 2), "float32"), verbose=0)
+            inputs = keras.Input((3,))
+            classes = keras.layers.Lambda(lambda t: tf.argmax(t, axis=-1))(base(inputs))
+            classifier = keras.Model(inputs, classes)
+            predicted = classifier.predict(np.ones((4, 3), "float32"), verbose=0)
+        """, "argmax at the output of a model used only for inference; its base model is trained",
+            proof=Proof(check="assert predicted.dtype.kind == 'i' and len(history.history['loss']) == 1")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow import keras
+
+            def binarize(x):
+                return x + tf.stop_gradient(tf.floor(x + 0.5) - x)
+
+            model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, activation="sigmoid"),
+                                      keras.layers.Lambda(binarize)])
+            model.compile(optimizer="sgd", loss="mse")
+            before = model.get_weights()[0].copy()
+            model.fit(np.ones((4, 3), "float32"), np.full((4, 2), 3.0, "float32"), verbose=0)
+        """, "a straight-through estimator in a Lambda layer keeps the gradient",
+            proof=Proof(check="assert not np.array_equal(before, model.get_weights()[0])")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow import keras
+
+            def rounded_accuracy(y_true, y_pred):
+                return tf.reduce_mean(tf.cast(tf.equal(y_true, tf.round(y_pred)), tf.float32))
+
+            model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1, activation="sigmoid")])
+            model.compile(optimizer="sgd", loss="binary_crossentropy", metrics=[rounded_accuracy])
+            history = model.fit(np.ones((4, 3), "float32"), np.ones((4, 1), "float32"), verbose=0)
+        """, "rounding in a metric: metrics are not differentiated",
+            proof=Proof(check="assert 'rounded_accuracy' in history.history")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow import keras
+
+            model = keras.Sequential([keras.Input((3,)),
+                                      keras.layers.Lambda(lambda t: tf.cast(tf.argmax(t, axis=-1), tf.float32)[:, None]),
+                                      keras.layers.Dense(1)])
+            model.compile(optimizer="sgd", loss="mse")
+            before = model.get_weights()[0].copy()
+            model.fit(np.eye(3, dtype="float32"), np.ones((3, 1), "float32"), verbose=0)
+        """, "argmax of the inputs, before any trainable layer: the layers after it learn",
+            proof=Proof(check="assert not np.array_equal(before, model.get_weights()[0])")),
     )
 
     @shares_findings
     def check(self, ctx: Context) -> None:
+        reported: set[int] = set()
         for result, found in cuts_of(ctx, NONDIFF):
+            reported.add(id(found.node))
             node = found.node
             name = ""
             if isinstance(node, ast.Call):
@@ -239,3 +345,10 @@ class NonDifferentiablePath(Rule):
                 related=[ctx.related(result.use.call, f"this {result.use.method} call gets "
                                                       f"{result.none_for()}")],
             )
+        for finding in _keras.findings(ctx, NONDIFF, reported):
+            found = finding.cut
+            alternative = _ALTERNATIVES.get(_keras.short_name(found.node), "a differentiable formulation")
+            has = "blocks the gradient" if _keras.short_name(found.node) == "stop_gradient" else "has no gradient"
+            ctx.report(found.node, f"{found.what} {has}{finding.where}: {_keras.consequence(ctx, finding)}. "
+                                   f"Use {alternative}.",
+                       related=_keras.related(ctx, finding))

@@ -4,6 +4,7 @@ from ...model import Severity
 from ...versions import VersionRange
 from ...analysis.paths import NUMPY_FUNCTION, cuts_of, gradient_phrase
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
+from . import _keras
 
 
 class NumpyFunctionInTape(Rule):
@@ -11,11 +12,14 @@ class NumpyFunctionInTape(Rule):
     ## What it does
     Finds `tf.numpy_function(...)` or `tf.compat.v1.py_func(...)` inside a
     `tf.GradientTape` block when every route from the gradient's sources to its target
-    goes through it.
+    goes through it; also where Keras runs it: in a layer of a model the file builds (a
+    `Lambda(fn)` layer, a custom layer's `call`) that a tape or `model.fit` differentiates
+    through, and in a loss given to `model.compile` that `model.fit` uses.
 
     ## Why is this bad?
     Both wrap Python code that works on NumPy arrays; TensorFlow has no gradient for
-    them. The tape silently returns `None` for the sources. `tf.py_function` works on
+    them. The tape silently returns `None` for the sources; `model.fit` raises
+    "No gradients provided for any variable" for such a loss. `tf.py_function` works on
     eager tensors and *is* differentiable: it is not reported.
 
     ## Example
@@ -92,7 +96,9 @@ class NumpyFunctionInTape(Rule):
 
     @shares_findings
     def check(self, ctx: Context) -> None:
+        reported: set[int] = set()
         for result, found in cuts_of(ctx, NUMPY_FUNCTION):
+            reported.add(id(found.node))
             ctx.report(
                 found.node,
                 f"{found.what} runs Python on NumPy arrays and has no gradient: "
@@ -100,3 +106,8 @@ class NumpyFunctionInTape(Rule):
                 related=[ctx.related(result.use.call, f"this {result.use.method} call gets "
                                                       f"{result.none_for()}")],
             )
+        for finding in _keras.findings(ctx, NUMPY_FUNCTION, reported):
+            ctx.report(finding.cut.node,
+                       f"{finding.cut.what} runs Python on NumPy arrays and has no gradient{finding.where}: "
+                       f"{_keras.consequence(ctx, finding)}. Use `tf.py_function` (differentiable) or TensorFlow ops.",
+                       related=_keras.related(ctx, finding))
