@@ -7,7 +7,7 @@ from ...facts.model import Binding, Facts, Scope
 from ...facts.names import dotted
 from ...model import Applicability, Severity
 from ...versions import VersionRange
-from ...analysis.values import VARIABLE, Value, join, values_for
+from ...analysis.values import VARIABLE, Value, ValueModel, join
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 _GRADIENT_METHODS = ("gradient", "jacobian", "batch_jacobian", "watch")
@@ -320,10 +320,14 @@ class VariableRebound(Rule):
     def _check_values(self, ctx: Context) -> None:
         """Variables the file does not create under that name: `keras.Variable(...)`, a
         parameter every caller gives a variable, an element unpacked from a tuple of them."""
-        values = values_for(ctx)
         candidates = _self_rebinding_statements(ctx.facts)
         if not candidates:
             return
+        # A model of its own: through a loop that threads a function's result back into its
+        # argument, the shared model's answers depend on which rule asked what first (a cycle
+        # is cut where it is entered), and this rule asks what the name holds when the
+        # statement first runs.
+        values = ValueModel(ctx.facts, ctx.targets, project=ctx.project, path=ctx.path)
         scopes = {id(scope): scope for scope in (values.scope_at(stmt) for stmt in candidates.values())}
         for scope in scopes.values():
             if scope.kind == "class":

@@ -1,0 +1,300 @@
+from __future__ import annotations
+
+import ast
+
+from ...analysis import library
+from ...analysis.gradcalls import gradient_calls
+from ...analysis.values import (BIJECTOR, DISTRIBUTION, LAYER, MODEL, MODULE, TFP_VARIABLE, UNKNOWN, VARIABLE,
+                                ValueModel, values_for)
+from ...model import Severity
+from ...versions import VersionRange
+from ..base import Context, Proof, Rule, invalid, valid
+
+# The lists of variables a Keras model or layer (and a TFP object) hands out.
+_VARIABLE_LISTS = frozenset({"trainable_variables", "trainable_weights", "variables", "weights"})
+# What builds a Sequential model at construction: an Input first, or a first layer told its shape.
+_BUILDING_LAYERS = frozenset({"keras.Input", "keras.layers.Input", "keras.layers.InputLayer"})
+_SHAPE_KEYWORDS = frozenset({"input_shape", "input_dim", "batch_input_shape", "batch_shape"})
+# What a TFP object built from these holds no variable of.
+_HOLDS_VARIABLES = frozenset({VARIABLE, TFP_VARIABLE, DISTRIBUTION, BIJECTOR, MODULE, MODEL, LAYER, UNKNOWN})
+
+
+class EmptySources(Rule):
+    """
+    ## What it does
+    Finds a list of variables that is empty when it is taken and then used as the sources
+    of a gradient:
+    - `model.trainable_variables` (or `trainable_weights`, `variables`, `weights`) of a
+      `keras.Sequential` built without an input shape, or of a layer, read and kept before
+      the model is first called, in the same function;
+    - `dist.trainable_variables` of a TFP distribution made from computed tensors (not from
+      variables) given to `tape.gradient`.
+
+    ## Why is this bad?
+    A Keras model without an `Input` creates its variables on its first call. Before it,
+    `model.trainable_variables` is `[]`, and the list kept in a name stays empty after the
+    model is built: `tape.gradient(loss, params)` returns `[]`, the update loop updates
+    nothing, and the loss never moves. A TFP distribution tracks only the variables it was
+    given: `Poisson(rate=tf.exp(beta))` holds a tensor computed from `beta`, so its
+    `trainable_variables` is `()` and `beta` is never trained.
+
+    ## Example
+    ```python
+    model = tf.keras.Sequential([tf.keras.layers.Dense(16), tf.keras.layers.Dense(1)])
+    params = model.trainable_variables          # [] : nothing is built yet
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean((model(x) - y) ** 2)
+    grads = tape.gradient(loss, params)         # []
+    ```
+
+    ## Use instead
+    ```python
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(16), tf.keras.layers.Dense(1)])
+    params = model.trainable_variables
+    ```
+    or read `model.trainable_variables` after the first call; for TFP, differentiate with
+    respect to the variables themselves (`[beta]`).
+    """
+
+    code = "TAPE020"
+    name = "empty-gradient-sources"
+    summary = "gradient sources taken from a model before it is built, or from a TFP object that holds no variable"
+    severity = Severity.ERROR
+    tensorflow = VersionRange(">=2.0")
+    triggers = ("trainable_variables", "trainable_weights", "variables", "weights")
+    examples = (
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.Dense(1)])
+            params = model.trainable_variables
+            x = np.ones((2, 3), np.float32)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x) ** 2)
+            grads = tape.gradient(loss, params)
+        """, 5, "the variable list of a Sequential model without an Input, kept before its first call",
+            proof=Proof(check="assert params == [] and grads == [] and len(model.trainable_variables) == 4")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            def fit(x, y, steps=3):
+                layer = tf.keras.layers.Dense(1)
+                weights = layer.trainable_weights
+                for _ in range(steps):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((layer(x) - y) ** 2)
+                    for w, g in zip(weights, tape.gradient(loss, weights)):
+                        w.assign_sub(0.1 * g)
+                return weights
+
+            kept = fit(np.ones((4, 2), np.float32), np.zeros((4, 1), np.float32))
+        """, 6, "a layer's weights kept before it is called in a function",
+            proof=Proof(check="assert kept == []")),
+        invalid("""
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            beta = tf.Variable([0.5])
+            with tf.GradientTape() as tape:
+                dist = tfp.distributions.Poisson(rate=tf.exp(beta))
+                loss = -dist.log_prob(2.0)
+            grads = tape.gradient(loss, dist.trainable_variables)
+        """, 8, "a TFP distribution made from a tensor computed from the variable",
+            proof=Proof(check="assert len(dist.trainable_variables) == 0 and len(grads) == 0")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4), tf.keras.layers.Dense(1)])
+            params = model.trainable_variables
+            x = np.ones((2, 3), np.float32)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x) ** 2)
+            grads = tape.gradient(loss, params)
+        """, "an Input first: the model is built when it is made",
+            proof=Proof(check="assert len(params) == 4 and all(g is not None for g in grads)")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.Dense(1)])
+            x = np.ones((2, 3), np.float32)
+            model(x)
+            params = model.trainable_variables
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x) ** 2)
+            grads = tape.gradient(loss, params)
+        """, "the list is read after the first call built the model",
+            proof=Proof(check="assert len(params) == 4 and all(g is not None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            beta = tf.Variable([0.5])
+            with tf.GradientTape() as tape:
+                dist = tfp.distributions.Normal(loc=beta, scale=1.0)
+                loss = -dist.log_prob(2.0)
+            grads = tape.gradient(loss, dist.trainable_variables)
+        """, "a distribution given the variable itself tracks it",
+            proof=Proof(check="assert len(grads) == 1 and grads[0] is not None")),
+    )
+
+    def check(self, ctx: Context) -> None:
+        text = ctx.facts.source.text
+        if "gradient" not in text and "minimize" not in text:
+            return
+        values = values_for(ctx)
+        self._unbuilt_reads(ctx, values)
+        self._tfp_sources(ctx, values)
+
+    # -- Keras models read before they are built --
+
+    def _unbuilt_reads(self, ctx: Context, values: ValueModel) -> None:
+        for holder, read in _kept_reads(ctx.facts.tree):
+            model = read.value
+            if not isinstance(model, ast.Name):
+                continue
+            scope = values.scope_at(read)
+            value = values.value(model, scope)
+            made = value.origin
+            if not value.is_(MODEL, LAYER) or value.remote is not None or not isinstance(made, ast.Call):
+                continue
+            how = _unbuilt(ctx, made)
+            if how is None or values.scope_at(made) is not scope or made.lineno >= read.lineno:
+                continue
+            if _in_loop(scope.node, read) or _mentioned_between(scope.node, model.id, made, read):
+                continue
+            first_call = _first_call(scope.node, model.id, read)
+            related = [ctx.related(made, f"`{model.id}` is made here, {how}")]
+            if first_call is not None:
+                related.append(ctx.related(first_call, f"the first call, which builds `{model.id}`"))
+            later = f" on {ctx.where(first_call)}" if first_call is not None else ""
+            ctx.report(
+                read,
+                f"`{ast.unparse(read)}` is read before `{model.id}` has any variable ({how}: Keras creates them "
+                f"on its first call{later}): it is an empty list, and the list kept here stays empty once the "
+                "model is built, so a gradient with respect to it is `[]` and the update trains nothing. "
+                f"Read it after the first call, or give `{model.id}` its input shape (`keras.Input(shape)` first).",
+                related=related,
+            )
+
+    # -- TFP objects that hold no variable --
+
+    def _tfp_sources(self, ctx: Context, values: ValueModel) -> None:
+        for call in gradient_calls(ctx.facts):
+            sources = call.sources
+            if not isinstance(sources, ast.Attribute) or sources.attr != "trainable_variables" \
+                    or not isinstance(sources.value, ast.Name):
+                continue
+            scope = call.site.scope
+            value = values.value(sources.value, scope)
+            made = value.origin
+            if not value.is_(DISTRIBUTION) or value.remote is not None or not isinstance(made, ast.Call):
+                continue
+            operands = [*made.args, *(k.value for k in made.keywords)]
+            if not operands or any(isinstance(o, ast.Starred) for o in operands) or any(k.arg is None for k in made.keywords):
+                continue
+            made_scope = values.scope_at(made)
+            if any(values.value(o, made_scope).kind in _HOLDS_VARIABLES for o in operands):
+                continue
+            maker = ast.unparse(made.func)
+            ctx.report(
+                call.node,
+                f"`{ast.unparse(sources)}` is empty: `{maker}(...)` on {ctx.where(made)} is made from computed "
+                "tensors, not from variables, and a TFP distribution tracks only the variables it is given; "
+                f"`{call.label()}` returns an empty list and nothing is trained. Differentiate with respect to "
+                "the variables themselves, or give the distribution a variable (`tfp.util.TransformedVariable`, "
+                "`tfp.util.DeferredTensor`).",
+                related=[ctx.related(made, "made from tensors here")],
+            )
+
+
+def _kept_reads(tree: ast.AST) -> list[tuple[ast.AST, ast.Attribute]]:
+    """`x = m.trainable_variables` and `f(m.trainable_variables)`: variable lists kept (a name
+    bound to them, or handed to a call), with what keeps them."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], (ast.Name, ast.Attribute)):
+            candidates = [node.value]
+        elif isinstance(node, ast.Call):
+            candidates = [*node.args, *(k.value for k in node.keywords)]
+        else:
+            continue
+        for expr in candidates:
+            if isinstance(expr, ast.Attribute) and expr.attr in _VARIABLE_LISTS and isinstance(expr.ctx, ast.Load):
+                out.append((node, expr))
+    return out
+
+
+def _unbuilt(ctx: Context, made: ast.Call) -> str | None:
+    """How the Keras model or layer `made` is made without its variables, or None when it may
+    have them (an Input, a first layer given its shape, a model of another kind)."""
+    resolve = ctx.facts.imports.resolve
+    api = library.api(resolve(made.func))
+    if api is None:
+        return None
+    if api.name == "keras.Sequential":
+        layers = made.args[0] if made.args else next((k.value for k in made.keywords if k.arg == "layers"), None)
+        if not isinstance(layers, (ast.List, ast.Tuple)) or not layers.elts:
+            return None
+        if any(k.arg not in ("layers", "name", "trainable") for k in made.keywords):
+            return None
+        for element in layers.elts:
+            if not isinstance(element, ast.Call):
+                return None
+            row = library.api(resolve(element.func))
+            if row is None or row.kind != "layer" or row.name in _BUILDING_LAYERS:
+                return None
+            if any(k.arg in _SHAPE_KEYWORDS or k.arg is None for k in element.keywords):
+                return None
+        return "a `Sequential` with no input shape"
+    if api.kind == "layer" and api.has("creates") and api.name.startswith("keras.layers.") \
+            and api.name not in _BUILDING_LAYERS:
+        if any(k.arg is None for k in made.keywords):
+            return None
+        return f"a `{api.name.rsplit('.', 1)[-1]}` layer not called yet"
+    return None
+
+
+def _in_loop(scope_node: ast.AST, node: ast.AST) -> bool:
+    """Is `node` inside a loop of its own scope's code (a later iteration may read it built)?"""
+    for loop in ast.walk(scope_node):
+        if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) and loop is not scope_node \
+                and any(inner is node for inner in ast.walk(loop)):
+            return True
+    return False
+
+
+def _names_in(scope_node: ast.AST, name: str) -> list[ast.Name]:
+    """Loads of `name` in the scope's own code (not in nested functions or classes)."""
+    out = []
+    stack = list(ast.iter_child_nodes(scope_node))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Name) and node.id == name:
+            out.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _position(node: ast.AST) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+def _mentioned_between(scope_node: ast.AST, name: str, made: ast.Call, read: ast.Attribute) -> bool:
+    """Is `name` used between the end of the call that makes it and the read (a call, an `add`,
+    a `build` may give it variables)?"""
+    after = (made.end_lineno or made.lineno, made.end_col_offset or 0)
+    return any(after <= _position(n) < _position(read) for n in _names_in(scope_node, name) if n is not read.value)
+
+
+def _first_call(scope_node: ast.AST, name: str, read: ast.Attribute) -> ast.Call | None:
+    calls = [node for node in ast.walk(scope_node)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+             and _position(node) > _position(read)]
+    return min(calls, key=_position) if calls else None
