@@ -326,13 +326,19 @@ def keras3_calls(values) -> dict[int, ast.ClassDef]:
     found = facts.__dict__.get("_keras3_calls")
     if found is None:
         found = {}
+        # `Cls.call = tf.autograph.to_graph(Cls.call)` (or any rebinding of `call`): converted.
+        rebound = {target.value.id for node in ast.walk(facts.tree) if isinstance(node, ast.Assign)
+                   for target in node.targets if isinstance(target, ast.Attribute) and target.attr == "call"
+                   and isinstance(target.value, ast.Name)}
         for cls in facts.classes.values():
-            if values.class_kind(cls) not in (LAYER, MODEL):
+            if values.class_kind(cls) not in (LAYER, MODEL) or cls.name in rebound:
                 continue
             if any(values.keras_major(ast.Call(func=base, args=[], keywords=[])) < 3 for base in cls.bases):
                 continue
             for method in cls.body:
-                if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name == "call":
+                # A decorated `call` (`@tf.function`, which converts it) is not Keras's to run as is.
+                if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name == "call" \
+                        and not method.decorator_list:
                     found[id(method)] = cls
         facts.__dict__["_keras3_calls"] = found
     return found

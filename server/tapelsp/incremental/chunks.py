@@ -25,7 +25,7 @@ WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FILE_WIDE = re.compile(
     r"\b(?:disable_eager_execution|enable_eager_execution|disable_v2_behavior|enable_v2_behavior|"
     r"disable_control_flow_v2|enable_control_flow_v2|Session|InteractiveSession|placeholder|"
-    r"run_functions_eagerly|get_default_graph|Graph|__future__)\b")
+    r"run_functions_eagerly|get_default_graph|Graph|experimental_enable_numpy_behavior|__future__)\b")
 
 
 @dataclass(frozen=True)

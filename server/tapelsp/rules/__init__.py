@@ -1,5 +1,5 @@
 """The rule catalogue, by family: every module of a family package (`tape`, `function`,
-`map`, `optimizer`, `runtime`, `meta`) whose name does not start with `_` defines one rule.
+`map`, `optimizer`, `tensor`, `runtime`, `meta`) whose name does not start with `_` defines one rule.
 Modules starting with `_` hold what the rules of one family share."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from .base import Rule
 
-FAMILIES = ("tape", "function", "map", "optimizer", "runtime", "meta")
+FAMILIES = ("tape", "function", "map", "optimizer", "tensor", "runtime", "meta")
 
 
 @lru_cache(maxsize=1)

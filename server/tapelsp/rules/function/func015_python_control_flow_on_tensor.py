@@ -244,7 +244,7 @@ class PythonControlFlowOnTensor(Rule):
             where = (f"`{cls.name}.call`, which Keras 3 runs without AutoGraph whenever it traces it (fit, predict, "
                      "a functional model, a tf.function calling the layer)",
                      ctx.related(cls, "a Keras 3 layer"), "use Keras 2 (tf_keras), which converts `call`")
-            self._without_autograph(ctx, where, method, _Tensors(values, facts.function_scopes[method]))
+            self._without_autograph(ctx, where, method, _MadeInCall(values, facts.function_scopes[method], method))
 
     # --- autograph=False ----------------------------------------------------------------
 
@@ -321,6 +321,43 @@ class _Tensors:
         value = self.values.value(expr, self.scope)
         return value.is_(NUMBER, NONE) or (value.kind == NUMBER and isinstance(expr, ast.Subscript)
                                            and self.values.value(expr.value, self.scope).kind == SHAPE)
+
+
+class _MadeInCall(_Tensors):
+    """For a Keras 3 `call`: a tensor counts only when `call` itself makes it with a TensorFlow
+    op (`peak = tf.reduce_max(...)`, `tf.random.uniform(()) > 0.5`), outside a branch taken only
+    eagerly (`tf.executing_eagerly()`). What an attribute or a parameter holds (a Python bool
+    named `bias`, a list of feature maps, a tensor compared with None) is not told well enough
+    by the value model to say the layer breaks: those were the false findings on public code."""
+
+    def __init__(self, values: ValueModel, scope, method: ast.AST) -> None:
+        super().__init__(values, scope)
+        self.method = method
+        self.eager_only: set[int] = set()
+        for node in ast.walk(method):
+            if isinstance(node, ast.If) and "executing_eagerly" in ast.unparse(node.test):
+                self.eager_only.update(id(sub) for stmt in node.body for sub in ast.walk(stmt))
+
+    def is_tensor(self, expr: ast.expr) -> bool:
+        if id(expr) in self.eager_only or not super().is_tensor(expr):
+            return False
+        if isinstance(expr, ast.Compare) and any(isinstance(c, ast.Constant) and c.value is None
+                                                 for c in expr.comparators):
+            return False
+        return any(self._made_here(sub) for sub in ast.walk(expr))
+
+    def _made_here(self, expr: ast.AST) -> bool:
+        resolve = self.values.facts.imports.resolve
+        if isinstance(expr, ast.Call):
+            return (resolve(expr.func) or "").startswith("tensorflow.") and \
+                self.values.value(expr, self.scope).is_(TENSOR)
+        if isinstance(expr, ast.Name):
+            value = self.values.value(expr, self.scope)
+            origin = value.origin
+            return value.is_(TENSOR) and value.remote is None and isinstance(origin, ast.Call) \
+                and self.method.lineno <= origin.lineno <= (self.method.end_lineno or origin.lineno) \
+                and (resolve(origin.func) or "").startswith("tensorflow.")
+        return False
 
 
 def _tensor_condition(test: ast.expr, tensors: _Tensors) -> bool:

@@ -4,7 +4,7 @@ import ast
 
 from ...analysis import library
 from ...analysis.gradcalls import gradient_calls
-from ...analysis.values import (BIJECTOR, DISTRIBUTION, LAYER, MODEL, MODULE, TFP_VARIABLE, UNKNOWN, VARIABLE,
+from ...analysis.values import (DISTRIBUTION, LAYER, MODEL, NDARRAY, NONE, NP_SCALAR, NUMBER, STR, TENSOR,
                                 ValueModel, values_for)
 from ...model import Severity
 from ...versions import VersionRange
@@ -15,8 +15,9 @@ _VARIABLE_LISTS = frozenset({"trainable_variables", "trainable_weights", "variab
 # What builds a Sequential model at construction: an Input first, or a first layer told its shape.
 _BUILDING_LAYERS = frozenset({"keras.Input", "keras.layers.Input", "keras.layers.InputLayer"})
 _SHAPE_KEYWORDS = frozenset({"input_shape", "input_dim", "batch_input_shape", "batch_shape"})
-# What a TFP object built from these holds no variable of.
-_HOLDS_VARIABLES = frozenset({VARIABLE, TFP_VARIABLE, DISTRIBUTION, BIJECTOR, MODULE, MODEL, LAYER, UNKNOWN})
+# What holds no variable for a TFP object built from it (a function, a linear operator, a
+# bijector or another distribution may).
+_PLAIN = frozenset({TENSOR, NUMBER, NDARRAY, NP_SCALAR, NONE, STR})
 
 
 class EmptySources(Rule):
@@ -197,7 +198,7 @@ class EmptySources(Rule):
             if not operands or any(isinstance(o, ast.Starred) for o in operands) or any(k.arg is None for k in made.keywords):
                 continue
             made_scope = values.scope_at(made)
-            if any(values.value(o, made_scope).kind in _HOLDS_VARIABLES for o in operands):
+            if not all(values.value(o, made_scope).is_(*_PLAIN) for o in operands):
                 continue
             maker = ast.unparse(made.func)
             ctx.report(
