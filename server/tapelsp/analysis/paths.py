@@ -82,8 +82,9 @@ def _mutated(flow: Flow, name: str) -> bool:
     found = flow.__dict__.get("_mutated_objects")
     if found is None:
         found = set()
-        for d in flow.ordered:
-            stmt = d.stmt
+        # Every assignment of the scope's code: a store into an attribute of a subscript
+        # (`net.layers[0].kernel = w`) defines no name, so the flow's definitions miss it.
+        for stmt in ast.walk(flow.scope.node):
             if isinstance(stmt, ast.Assign):
                 for target in stmt.targets:
                     if not isinstance(target, (ast.Attribute, ast.Subscript)):
@@ -984,6 +985,10 @@ class Evaluator:
         root = self.root
         if name == root.name or name.startswith(root.name + ".") or root.name.startswith(name + "."):
             return LIVE
+        if _mutated(self.flow, name):
+            # `main_network.layers[0].kernel = w0` in this scope: the object holds what the code
+            # stored in it (a hypernetwork's output), whatever it was made from.
+            return MAYBE
         if self._env_has(name):
             return DEAD
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.params \

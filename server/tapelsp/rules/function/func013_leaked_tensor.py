@@ -329,9 +329,10 @@ def _read_outside(values: ValueModel, leak: _Leak, traced: set[ast.AST]) -> ast.
     facts = values.facts
     owner = facts.function_scopes[leak.function].enclosing_class
     attr = leak.key.split(".", 1)[1] if "." in leak.key else None
+    inside = _with_helpers(facts, traced)
     for scope in facts.scopes:
         function = scope.function
-        if function is not None and function.node in traced:
+        if function is not None and function.node in inside:
             continue
         if attr is not None:
             # `self.attr` in the other methods of the class; `obj.attr` anywhere outside it.
@@ -353,6 +354,34 @@ def _read_outside(values: ValueModel, leak: _Leak, traced: set[ast.AST]) -> ast.
                 if not _inside(load, leak.node):
                     return load
     return None
+
+
+def _with_helpers(facts: Facts, traced: set[ast.AST]) -> set[ast.AST]:
+    """The traced functions and the methods called only from them, through any depth."""
+    inside = set(traced)
+    methods = [s.function.node for s in facts.scopes if s.function is not None and s.enclosing_class is not None
+               and isinstance(s.function.node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    grown = True
+    while grown:
+        grown = False
+        for method in methods:
+            if method not in inside and _called_only_from(facts, method, inside):
+                inside.add(method)
+                grown = True
+    return inside
+
+
+def _called_only_from(facts: Facts, function: ast.AST, traced: set[ast.AST]) -> bool:
+    """A method that the file calls (`self.name(...)`) only from code of this trace (a WGAN's
+    `_gradient_penalty`, called by `train_step`): it runs inside the trace."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    calls = [site for site in facts.calls if isinstance(site.node.func, ast.Attribute)
+             and site.node.func.attr == function.name and isinstance(site.node.func.value, ast.Name)
+             and site.node.func.value.id == "self"]
+    loads = sum(len(scope.loads.get(f"self.{function.name}", ())) for scope in facts.scopes)
+    return bool(calls) and loads == len(calls) and all(
+        site.scope.function is not None and site.scope.function.node in traced for site in calls)
 
 
 def _is_init(node: ast.AST) -> bool:

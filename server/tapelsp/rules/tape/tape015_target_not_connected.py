@@ -206,6 +206,20 @@ class TargetNotConnected(Rule):
             proof=Proof(check="assert all(g is not None for g in grads)")),
         valid("""
             import tensorflow as tf
+            import tf_keras
+
+            main_network = tf_keras.Sequential([tf_keras.Input((3,)), tf_keras.layers.Dense(1, use_bias=False)])
+            hypernetwork = tf_keras.Sequential([tf_keras.Input((3,)), tf_keras.layers.Dense(3)])
+            x = tf.ones((1, 3))
+            with tf.GradientTape() as tape:
+                main_network.layers[0].kernel = tf.reshape(hypernetwork(x), (3, 1))
+                loss = tf.reduce_sum(main_network(x))
+            grads = tape.gradient(loss, hypernetwork.trainable_weights)
+        """, "a hypernetwork: the other model's kernel is set from its output inside the tape (tf_keras; "
+             "Keras 3's Dense has no kernel setter)",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
+        valid("""
+            import tensorflow as tf
             from losses import critic_loss_fn
 
             def train_step(model, batch):
