@@ -143,3 +143,11 @@ def body_nodes(facts, owner: ast.AST, types: tuple[type, ...] = ()) -> list[ast.
             found = nodes_under(body, _NESTED) if isinstance(body, list) else []  # = list(walk_body(body))
         cache[key] = found
     return found
+
+
+def assigned_calls(facts, owner: ast.AST, name: str) -> list[ast.Call]:
+    """The calls `name = f(...)` assigns in `owner`'s own body (a cheap look before the value
+    model is asked what `name` holds)."""
+    return [node.value for node in body_nodes(facts, owner, (ast.Assign,))
+            if isinstance(node.value, ast.Call)
+            and any(isinstance(target, ast.Name) and target.id == name for target in node.targets)]

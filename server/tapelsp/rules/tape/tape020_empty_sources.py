@@ -6,6 +6,7 @@ from ...analysis import library
 from ...analysis.gradcalls import gradient_calls
 from ...analysis.values import (DISTRIBUTION, LAYER, MODEL, NDARRAY, NONE, NP_SCALAR, NUMBER, STR, TENSOR,
                                 ValueModel, values_for)
+from ...facts.walk import assigned_calls
 from ...model import Severity
 from ...versions import VersionRange
 from ..base import Context, Proof, Rule, invalid, valid
@@ -158,6 +159,8 @@ class EmptySources(Rule):
             if not isinstance(model, ast.Name):
                 continue
             scope = values.scope_at(read)
+            if not any(_unbuilt(ctx, made) for made in assigned_calls(ctx.facts, scope.node, model.id)):
+                continue  # not made here as an unbuilt Keras model or layer
             value = values.value(model, scope)
             made = value.origin
             if not value.is_(MODEL, LAYER) or value.remote is not None or not isinstance(made, ast.Call):

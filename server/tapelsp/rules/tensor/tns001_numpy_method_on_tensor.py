@@ -5,6 +5,7 @@ import ast
 from ...analysis import library
 from ...analysis.values import LAYER, MODEL, TENSOR, values_for
 from ...facts.dataflow import inside
+from ...facts.walk import assigned_calls
 from ...model import Severity
 from ...versions import VersionRange
 from ..base import Context, Proof, Rule, invalid, valid
@@ -112,15 +113,16 @@ class NumpyMethodOnTensor(Rule):
             call = site.node
             if method not in _METHODS or not isinstance(call.func, ast.Attribute):
                 continue
+            receiver = call.func.value
+            if not isinstance(receiver, ast.Name) or not any(
+                    _may_make_a_tensor(ctx, made) for made in assigned_calls(facts, site.scope.node, receiver.id)):
+                continue  # nothing here makes it with TensorFlow or a model call: not asked further
             if facts.graph_mode(call, site.scope):
                 continue
             if values is None:
                 values = values_for(ctx)
             if values.traced(site.scope) is not False:
                 continue  # traced code is FUNC005's; unknown stays silent
-            receiver = call.func.value
-            if not isinstance(receiver, ast.Name):
-                continue
             value = values.value(receiver, site.scope)
             if not value.is_(TENSOR) or value.symbolic or value.remote is not None \
                     or not _made_by_tensorflow(ctx, values, value.origin, site.scope):
@@ -149,6 +151,14 @@ class NumpyMethodOnTensor(Rule):
             f"AttributeError \"{error}\" (unless the program enables NumPy behaviour). {advice}",
         )
 
+
+
+def _may_make_a_tensor(ctx: Context, made: ast.Call) -> bool:
+    """Syntactically: a TensorFlow function, or a call of something that is no library's."""
+    qualname = ctx.facts.imports.resolve(made.func)
+    if qualname is None:
+        return isinstance(made.func, (ast.Name, ast.Attribute))
+    return qualname.startswith("tensorflow.")
 
 
 def _made_by_tensorflow(ctx: Context, values, origin: ast.AST | None, scope) -> bool:
