@@ -11,6 +11,7 @@ from ...analysis.guards import created_lazily, eager_context, used_after_constru
 from ...analysis.traced import function_name, trace_of
 from ...analysis.values import FUNCTION, LIBRARY, OPTIMIZER, ValueModel, values_for
 from ..tape._fixes import unfixed
+from ...facts.names import dotted
 from ..base import Context, Proof, Rule, invalid, valid
 
 _USES = ("apply_gradients", "minimize")
@@ -273,6 +274,28 @@ class OptimizerInFunction(Rule):
         valid("""
             import tensorflow as tf
 
+            def train_step(w, x, y, optimizer):
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_sum(tf.abs(y - w * x))
+                optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+
+            w = tf.Variable(2.0)
+            x = tf.constant([-1.0])
+            y = tf.constant([2.0])
+            opt1 = tf.keras.optimizers.Adam(0.1)
+            opt2 = tf.keras.optimizers.Adam(0.1)
+            step_1 = tf.function(train_step)
+            step_2 = tf.function(train_step)
+            for i in range(6):
+                if i % 2 == 0:
+                    step_1(w, x, y, opt1)
+                else:
+                    step_2(w, x, y, opt2)
+        """, "one tf.function per optimizer, wrapping the same def (TensorFlow's tf.function guide)",
+            proof=Proof(check="assert float(w) != 2.0")),
+        valid("""
+            import tensorflow as tf
+
             @tf.function
             def train_step(x):
                 optimizer = tf.keras.optimizers.Adam(1e-3)
@@ -454,26 +477,32 @@ class OptimizerInFunction(Rule):
                 passed.append((call, expr, optimizer.origin))
             if not passed:
                 continue
-            first_call, first_expr, first_origin = passed[0]
-            for call, expr, origin in passed[1:]:
-                if origin is first_origin or not self._applying_creates_slots(origin, values):
-                    continue
-                if _built_beforehand(expr, facts):
-                    continue
-                first_text = ast.unparse(first_expr)
-                text = ast.unparse(expr)
-                ctx.report(
-                    call,
-                    f"This call passes the optimizer `{text}` to the tf.function {function_name(node)}, which "
-                    f"is also called with `{first_text}` on {ctx.where(first_call)}: whichever optimizer comes "
-                    f"second makes TensorFlow trace again, and that trace creates its slot variables when "
-                    f"`{param}.{applied[0].method}` runs, so TensorFlow raises ValueError \"{wording}\" Use one "
-                    f"tf.function per optimizer, or build every optimizer before the first call "
-                    f"(`{text}.build(variables)`).",
-                    related=[ctx.related(first_call, f"also called with `{first_text}` here"),
-                             ctx.related(applied[0].node, "the optimizer creates its slots here")],
-                )
-                break
+            # `step_1 = tf.function(train_step)`, `step_2 = tf.function(train_step)`: two
+            # tf.functions, each with its own traces; only calls through one name share them.
+            groups: dict[str | None, list[tuple[ast.Call, ast.expr, ast.Call]]] = {}
+            for entry in passed:
+                groups.setdefault(dotted(entry[0].func), []).append(entry)
+            for group in groups.values():
+                first_call, first_expr, first_origin = group[0]
+                for call, expr, origin in group[1:]:
+                    if origin is first_origin or not self._applying_creates_slots(origin, values):
+                        continue
+                    if _built_beforehand(expr, facts):
+                        continue
+                    first_text = ast.unparse(first_expr)
+                    text = ast.unparse(expr)
+                    ctx.report(
+                        call,
+                        f"This call passes the optimizer `{text}` to the tf.function {function_name(node)}, which "
+                        f"is also called with `{first_text}` on {ctx.where(first_call)}: whichever optimizer comes "
+                        f"second makes TensorFlow trace again, and that trace creates its slot variables when "
+                        f"`{param}.{applied[0].method}` runs, so TensorFlow raises ValueError \"{wording}\" Use one "
+                        f"tf.function per optimizer, or build every optimizer before the first call "
+                        f"(`{text}.build(variables)`).",
+                        related=[ctx.related(first_call, f"also called with `{first_text}` here"),
+                                 ctx.related(applied[0].node, "the optimizer creates its slots here")],
+                    )
+                    break
 
     def _applying_creates_slots(self, origin: ast.Call, values: ValueModel) -> bool:
         qualname = values.facts.imports.resolve(origin.func) or ""

@@ -7,6 +7,7 @@ from ...model import Severity
 from ...versions import VersionRange
 from ...analysis.python_state import (Assignment, FileState, file_state, function_label, own_nodes, self_attribute,
                             traced_scopes)
+from ...analysis.values import LIST, NDARRAY, TUPLE, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
 # Calls that make a Python iterator from Python data.
@@ -76,6 +77,25 @@ class PythonIteratorNext(Rule):
             import numpy as np
             import tensorflow as tf
 
+            def make_batches(n=3):
+                out = []
+                for i in range(n):
+                    out.append(np.full([2], i + 1.0, np.float32))
+                return out
+
+            batches = iter(make_batches())
+
+            @tf.function
+            def train_step():
+                return tf.reduce_sum(next(batches))
+
+            sums = [float(train_step()) for _ in range(3)]
+        """, 14, "an iterator over the list a function of the file returns",
+            proof=Proof(check="assert sums == [2.0, 2.0, 2.0], sums")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
             def batch_generator():
                 step = 0
                 while True:
@@ -128,7 +148,7 @@ class PythonIteratorNext(Rule):
                 if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "next"
                         and node.args and state.is_builtin(scope, "next")):
                     continue
-                found = _python_iterator(node.args[0], scope, state, ctx.facts)
+                found = _python_iterator(node.args[0], scope, state, ctx.facts, lambda: values_for(ctx))
                 if found is None:
                     continue
                 label, defined = found
@@ -146,7 +166,7 @@ class PythonIteratorNext(Rule):
                 )
 
 
-def _python_iterator(expr: ast.expr, scope: Scope, state: FileState, facts: Facts):
+def _python_iterator(expr: ast.expr, scope: Scope, state: FileState, facts: Facts, values=None):
     """(label, defining node) when `expr` names a Python iterator bound outside the trace."""
     if isinstance(expr, ast.Name):
         defining = state.defining_scope(scope, expr.id)
@@ -161,12 +181,12 @@ def _python_iterator(expr: ast.expr, scope: Scope, state: FileState, facts: Fact
             return None
         bindings = state.class_attrs(cls).get(attr, [])  # type: ignore[arg-type]
         label = f"self.{attr}"
-    if not bindings or not all(_makes_python_iterator(b, state, facts) for b in bindings):
+    if not bindings or not all(_makes_python_iterator(b, state, facts, values) for b in bindings):
         return None
     return label, bindings[0].stmt
 
 
-def _makes_python_iterator(binding: Assignment, state: FileState, facts: Facts) -> bool:
+def _makes_python_iterator(binding: Assignment, state: FileState, facts: Facts, values=None) -> bool:
     if binding.kind != "assign" or binding.value is None:
         return False
     value = binding.value
@@ -176,11 +196,21 @@ def _makes_python_iterator(binding: Assignment, state: FileState, facts: Facts) 
         return False
     func = value.func
     if isinstance(func, ast.Name) and func.id in _PYTHON_ITERATORS and func.id not in facts.imports.names:
-        return bool(value.args) and all(_python_data(a, facts) for a in value.args)
+        return bool(value.args) and all(_python_data(a, facts) or _python_container(a, binding, values)
+                                        for a in value.args)
     qualname = facts.imports.resolve(func)
     if qualname is not None and qualname.startswith(_ITERTOOLS):
         return True
     return _generator_function(func, facts) is not None
+
+
+def _python_container(expr: ast.expr, binding: Assignment, values) -> bool:
+    """`iter(make_batches())`: the value model says the argument is certainly a Python list or
+    tuple, or a NumPy array (a function of this file that returns one), never a Dataset."""
+    if values is None or not isinstance(expr, (ast.Call, ast.Name)):
+        return False
+    model = values()
+    return model.value(expr, model.scope_at(binding.stmt)).is_(LIST, TUPLE, NDARRAY)
 
 
 def _python_data(expr: ast.expr, facts: Facts) -> bool:
