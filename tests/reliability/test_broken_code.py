@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from tapelsp import Settings, check_source
 from tapelsp.files import check_path
 
-from .damage import EDITS, check_damage, corpus_files
+from .damage import EDITS, Damaged, check_damage, corpus_files
 from .programs import example_mixes
 
 SAMPLE = 12
@@ -62,6 +62,21 @@ def test_damaged_rule_examples(text, edit, rng):
     damaged = edit(text, rng)
     if damaged is not None:
         check_damage(text, damaged, "mix.py")
+
+
+def test_damage_that_still_parses_is_a_new_program():
+    """Found in CI: two copies of one example, the second copy's `@tf.function` deleted. That is
+    valid Python with another meaning (the last `penalty()` now calls a plain function), so FUNC011
+    rightly goes; only a damage that does not parse must keep the findings outside it."""
+    copy = ("w = tf.Variable([1.0, -2.0])\n\n@tf.function\ndef penalty():\n"
+            "\treturn tf.constant(np.abs(w).sum())\n\np = penalty()\n")
+    text = "import numpy as np\nimport tensorflow as tf\n\n" + copy + "\n\n" + copy
+    lines = text.splitlines(keepends=True)
+    parses = Damaged("".join(lines[:14] + lines[15:]), 14, 16, -1, "deleted line 15")
+    assert check_damage(text, parses, "mix.py") == (0, len(check_source(parses.text, "mix.py", Settings())))
+    broken = Damaged("".join(lines[:15] + ["def penalty()\n"] + lines[16:]), 14, 16, 0, "colon cut on line 16")
+    expected, _ = check_damage(text, broken, "mix.py")
+    assert expected >= 2  # FUNC005 in the first copy, FUNC011 on its read of `w`
 
 
 def test_typing_a_file_from_top_to_bottom():

@@ -246,3 +246,36 @@ def test_silent_near_misses() -> None:
         plain(1.0)
     """)
     assert flagged(source) == []
+
+
+def test_func011_a_module_call_above_every_def_of_the_name_is_not_a_call_of_it() -> None:
+    """Module code runs top to bottom: `p = penalty()` above the only `def penalty` cannot call
+    that tf.function, so the rebinding of `w` between it and the last call is no stale read."""
+    source = src("""
+        import tensorflow as tf
+
+        w = tf.Variable([1.0, -2.0])
+        p = penalty()
+        w = tf.Variable([1.0, -2.0])
+
+        @tf.function
+        def penalty():
+            return tf.reduce_sum(w)
+
+        p = penalty()
+    """)
+    assert flagged(source, codes=("FUNC011",)) == []
+    rebound_between_calls = src("""
+        import tensorflow as tf
+
+        w = tf.Variable([1.0, -2.0])
+
+        @tf.function
+        def penalty():
+            return tf.reduce_sum(w)
+
+        p = penalty()
+        w = tf.Variable([1.0, -2.0])
+        p = penalty()
+    """)
+    assert flagged(rebound_between_calls, codes=("FUNC011",)) == [("FUNC011", 7)]

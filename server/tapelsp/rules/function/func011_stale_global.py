@@ -285,7 +285,7 @@ def _calls(traced: TfFunction, facts: Facts, state: FileState) -> list[CallSite]
     for site in facts.calls:
         func = site.node.func
         if isinstance(func, ast.Name) and func.id in names:
-            if _binds_traced(module.get(func.id, []), site.node, traced):
+            if _binds_traced(module.get(func.id, []), site, traced):
                 found.append(site)
         elif isinstance(func, ast.Attribute) and func.attr in methods:
             found.append(site)
@@ -298,10 +298,15 @@ def _is_creation(binding: Assignment, traced: TfFunction) -> bool:
     return binding.value is not None and (binding.value is traced.origin or inside(traced.origin, binding.value))
 
 
-def _binds_traced(bindings: list[Assignment], call: ast.AST, traced: TfFunction) -> bool:
+def _binds_traced(bindings: list[Assignment], site: CallSite, traced: TfFunction) -> bool:
+    call = site.node
+    before = [b for b in bindings if position(b.stmt) < position(call)]
+    if site.scope.kind == "module" and bindings and not before:
+        # Module code runs top to bottom: a call above every binding of the name cannot
+        # call this function (it raises NameError, or calls something imported as well).
+        return False
     if len(bindings) <= 1:
         return True
-    before = [b for b in bindings if position(b.stmt) < position(call)]
     nearest = max(before, key=lambda b: position(b.stmt)) if before else min(bindings, key=lambda b: position(b.stmt))
     return _is_creation(nearest, traced)
 
