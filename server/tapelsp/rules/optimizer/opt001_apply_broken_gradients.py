@@ -4,6 +4,7 @@ import ast
 
 from ...facts.dataflow import flow_of
 from ...facts.model import CallSite, Facts
+from ...facts.names import dotted
 from ...model import Range, Severity, Violation
 from ...versions import VersionRange
 from ..base import Context, Proof, Rule, invalid, valid
@@ -11,6 +12,9 @@ from ..base import Context, Proof, Rule, invalid, valid
 NO_GRADIENTS = "No gradients provided for any variable"
 SOME_MISSING = "Gradients do not exist for variables"
 _GRADIENT_METHODS = ("gradient", "jacobian")
+# Clipping that keeps a list's None entries as None (tf.clip_by_global_norm ignores them).
+_NONE_PRESERVING_CLIPS = frozenset({"tf.clip_by_global_norm", "tensorflow.clip_by_global_norm"})
+_MAX_CLIPS = 2
 # The GradientTape rules whose findings mean the gradient call returns None (for every
 # source or some of them).
 _NONE_RULES = ("TAPE001", "TAPE005", "TAPE006", "TAPE007", "TAPE008", "TAPE009", "TAPE010", "TAPE011",
@@ -104,6 +108,21 @@ class ApplyBrokenGradients(Rule):
             optimizer.apply_gradients(zip(grads, [w]))
         """, 10, "a shadowed tape: the gradient asks the empty inner tape",
             proof=Proof(raises=("ValueError", NO_GRADIENTS))),
+        invalid("""
+            import tensorflow as tf
+
+            actor = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+            critic = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+            optimizer = tf.keras.optimizers.Adam(0.01)
+            states = tf.ones([8, 4])
+            critic(states)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(actor(states) ** 2)
+            grads = tape.gradient(loss, critic.trainable_variables)
+            grads, norm = tf.clip_by_global_norm(grads, 0.5)
+            optimizer.apply_gradients(zip(grads, critic.trainable_variables))
+        """, 12, "clipped by global norm first: clip_by_global_norm passes the None entries through",
+            proof=Proof(raises=("ValueError", NO_GRADIENTS))),
         valid("""
             import tensorflow as tf
 
@@ -175,11 +194,37 @@ def _gradient_call(facts: Facts, site: CallSite) -> ast.Call | None:
             (k.value for k in call.keywords if k.arg == "grads_and_vars"), None)
         pairs = _single_value(facts, site, pairs, call)
         grads = _zipped_gradients(pairs)
-    grads = _single_value(facts, site, grads, call)
-    if isinstance(grads, ast.Call) and isinstance(grads.func, ast.Attribute) \
-            and grads.func.attr in _GRADIENT_METHODS:
-        return grads
+    at: ast.AST = call
+    for _ in range(_MAX_CLIPS + 1):
+        if isinstance(grads, ast.Name):
+            clipped = _clipped_from(facts, site, grads, at)
+            if clipped is not None:
+                at, grads = clipped
+                continue
+        grads = _single_value(facts, site, grads, at)
+        if isinstance(grads, ast.Call) and isinstance(grads.func, ast.Attribute) \
+                and grads.func.attr in _GRADIENT_METHODS:
+            return grads
+        return None
     return None
+
+
+def _clipped_from(facts: Facts, site: CallSite, name: ast.Name, at: ast.AST) -> tuple[ast.Call, ast.expr] | None:
+    """`grads, norm = tf.clip_by_global_norm(G, c)` reaching `at`: (that call, G). TensorFlow's
+    clip_by_global_norm passes None entries through as None, so G's Nones reach the optimizer."""
+    flow = flow_of(facts, site.scope.function or facts.module)
+    reaching = flow.reaching(name.id, at)
+    if len(reaching) != 1 or reaching[0].kind != "assign":
+        return None
+    stmt = reaching[0].stmt
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple)):
+        return None
+    first = stmt.targets[0].elts[0] if stmt.targets[0].elts else None
+    value = stmt.value
+    if not (isinstance(first, ast.Name) and first.id == name.id and isinstance(value, ast.Call)
+            and dotted(value.func) in _NONE_PRESERVING_CLIPS and value.args):
+        return None
+    return value, value.args[0]
 
 
 def _zipped_gradients(pairs: ast.expr | None) -> ast.expr | None:
