@@ -18,7 +18,7 @@ class LayerInFunction(Rule):
     Finds a Keras layer or model constructed in the body of a `tf.function` and used there
     (called, added to a model, or stored and read again), or a Keras metric constructed
     there, without a first-call guard such as `if self.dense is None:`. Also in a helper the
-    tf.function's trace calls, and in a Keras model's `train_step` / `test_step` /
+    tf.function's trace calls (unless every call of the helper is behind such a guard), and in a Keras model's `train_step` / `test_step` /
     `predict_step`, which Keras traces into a tf.function. Layers without variables
     (`Flatten`, `ReLU`, pooling, `Concatenate`...) are left alone, and so are Keras 2's
     `Dropout` layers.
@@ -278,6 +278,32 @@ class LayerInFunction(Rule):
         valid("""
             import tensorflow as tf
 
+            class Tracker(tf.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.mean = None
+
+                def _make_mean(self):
+                    self.mean = tf.keras.metrics.Mean(name="privatized_loss")
+
+                @tf.function
+                def __call__(self, x):
+                    if self.mean is None:
+                        self._make_mean()
+                    self.mean.update_state(x)
+                    return self.mean.result()
+
+            tracker = Tracker()
+            results = [float(tracker(tf.ones([n]))) for n in (2, 3, 4)]
+        """, "a helper that makes the metric, called only behind a first-call guard: the metric is made on the "
+             "first trace only (retraced here for new shapes)",
+            proof=Proof(check="""
+                assert results == [1.0, 1.0, 1.0], results
+                assert tracker.__call__.experimental_get_tracing_count() >= 2, "traced more than once"
+            """)),
+        valid("""
+            import tensorflow as tf
+
             dense = tf.keras.layers.Dense(4)
 
             @tf.function
@@ -364,7 +390,7 @@ class LayerInFunction(Rule):
                 continue
             if _inside_other_construction(site.node, values):
                 continue
-            if created_lazily(site.node, site.guards, facts):
+            if created_lazily(site.node, site.guards, facts) or _helper_called_lazily(site, traced, facts):
                 continue
             eager = eager_context(site.node, facts)
             if eager is not None and "init_scope" not in eager:
@@ -389,6 +415,34 @@ class LayerInFunction(Rule):
                 # A metric made once accumulates across calls: moving it out changes what it reports.
                 fix=None if described.startswith("The Keras metric") or traced.keras else _hoist(ctx, site, traced.node),
             )
+
+
+def _helper_called_lazily(site, traced, facts) -> bool:
+    """Is the construction in a helper (not the traced function itself) whose every call in
+    this file is behind a first-call guard (`if self.metric is None: self._make_metric()`),
+    itself or through helpers called that way? Then it runs on the first trace only."""
+    function = site.scope.function
+    seen: set[int] = set()
+
+    def lazily(scope, depth: int) -> bool:
+        node = scope.node if scope is not None else None
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node is traced.node \
+                or depth > 3 or id(node) in seen:
+            return False
+        seen.add(id(node))
+        is_method = scope.parent is not None and scope.parent.kind == "class"
+        calls = []
+        for call in facts.calls:
+            func = call.node.func
+            if is_method and isinstance(func, ast.Attribute) and func.attr == node.name \
+                    and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+                calls.append(call)
+            elif not is_method and isinstance(func, ast.Name) and func.id == node.name:
+                calls.append(call)
+        return bool(calls) and all(created_lazily(call.node, call.guards, facts)
+                                   or lazily(call.scope.function, depth + 1) for call in calls)
+
+    return lazily(function, 0)
 
 
 def _hoist(ctx: Context, site, traced_node: ast.AST | None):
