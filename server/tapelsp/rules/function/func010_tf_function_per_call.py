@@ -44,6 +44,12 @@ class TfFunctionPerCall(Rule):
     ```
     Create the tf.function once: at module level, in `__init__`, or in a factory whose
     result is kept.
+
+    Not reported: a tf.function whose trace reads the Python value a loop changes on every
+    iteration (`for n in (1, 5):` or `for i in range(k):`, directly or through a local computed
+    from it, also when the loop passes it to the function that defines the tf.function). Each
+    value needs a trace of its own, and a tf.function made once would keep the first value
+    baked into its trace.
     """
 
     code = "FUNC010"
@@ -164,6 +170,54 @@ class TfFunctionPerCall(Rule):
             step = main()
         """, "created once per run of main, then called in its loop",
             proof=Proof(check="assert step.experimental_get_tracing_count() == 1")),
+        valid("""
+            import tensorflow as tf
+
+            def prefix_sums(x):
+                sums = []
+                for n in (1, 3):
+                    @tf.function
+                    def head(x):
+                        return tf.reduce_sum(x[:n])
+                    sums.append(float(head(x)))
+                return sums
+
+            heads = prefix_sums(tf.range(5.0))
+
+            @tf.function
+            def hoisted(x):
+                return tf.reduce_sum(x[:n])
+
+            stale = []
+            for n in (1, 3):
+                stale.append(float(hoisted(tf.range(5.0))))
+        """, "each iteration's tf.function reads the loop's Python value: each needs its own trace (made once, "
+             "the first value stays baked in)",
+            proof=Proof(check="""
+                assert heads == [0.0, 3.0], heads
+                assert stale == [0.0, 0.0] and hoisted.experimental_get_tracing_count() == 1, stale
+            """)),
+        valid("""
+            import tensorflow as tf
+
+            class Sampler:
+                sizes = (2, 4)
+
+                def sample(self, x, i):
+                    size = self.sizes[i]
+
+                    @tf.function
+                    def draw(x):
+                        return tf.reduce_sum(x[:size])
+                    return draw(x)
+
+            sampler = Sampler()
+            totals = []
+            for i in range(2):
+                totals.append(float(sampler.sample(tf.range(5.0), i)))
+        """, "a loop over Python values passes its value to the function that makes the tf.function, whose "
+             "trace depends on it",
+            proof=Proof(check="assert totals == [1.0, 6.0], totals")),
     )
 
     def check(self, ctx: Context) -> None:
@@ -232,12 +286,14 @@ def _decorated_per_call(node: ast.FunctionDef | ast.AsyncFunctionDef, parent: Sc
         return None
     loop = _enclosing_loop(node, parent)
     if loop is not None:
+        if _specialized(node, parent.node, _python_values_of(loop)):
+            return None
         if any(inside(c, loop) for c in calls):
             return _why(f"on every iteration of the loop on {ctx.where(loop)}"), [ctx.related(loop, "the loop")]
         return None
     if any(_in_loop_of(c, parent) for c in calls) or _guarded(node, parent):
         return None
-    caller = _repeated_caller(parent.node, parent, ctx.facts)
+    caller = _repeated_caller(parent.node, parent, ctx.facts, decorated=node)
     if caller is None:
         return None
     return _per_call(parent.node, caller, ctx)
@@ -311,11 +367,14 @@ def _name(node: ast.AST) -> str:
     return f"`{node.name}`" if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else "this function"
 
 
-def _repeated_caller(owner: ast.AST, scope: Scope, facts: Facts) -> CallSite | None:
+def _repeated_caller(owner: ast.AST, scope: Scope, facts: Facts,
+                     decorated: ast.AST | None = None) -> CallSite | None:
     """A call of the function `owner` made inside a loop of this file (evidence it runs many times).
 
     Without such evidence (a library function, a test, an entry point) the function may well
-    run once; creating a tf.function per call is then not worth a finding.
+    run once; creating a tf.function per call is then not worth a finding. Nor is a loop that
+    passes its own Python value (`for i in range(k): self.sample(i)`) to a parameter that the
+    `decorated` tf.function's trace depends on: each iteration needs a trace of its own.
     """
     if not isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
@@ -329,8 +388,82 @@ def _repeated_caller(owner: ast.AST, scope: Scope, facts: Facts) -> CallSite | N
             continue
         func = site.node.func
         if is_method:
-            if isinstance(func, ast.Attribute) and func.attr == owner.name:
-                return site
-        elif isinstance(func, ast.Name) and func.id == owner.name:
-            return site
+            if not (isinstance(func, ast.Attribute) and func.attr == owner.name):
+                continue
+        elif not (isinstance(func, ast.Name) and func.id == owner.name):
+            continue
+        if decorated is not None and _specialized(decorated, owner, _varied_parameters(site, owner, is_method)):
+            continue
+        return site
     return None
+
+
+def _python_values_of(loop: ast.stmt) -> set[str]:
+    """The names a `for` loop binds to a new Python value on every iteration: its targets when it
+    iterates `range(...)`, a literal of constants, or `enumerate`/`zip`/`reversed` of those."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not _python_valued(loop.iter):
+        return set()
+    return {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+
+
+def _python_valued(expr: ast.expr) -> bool:
+    if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+        return bool(expr.elts) and all(isinstance(e, ast.Constant)
+                                       or (isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant))
+                                       for e in expr.elts)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and not expr.keywords:
+        if expr.func.id == "range":
+            return True
+        if expr.func.id in ("enumerate", "zip", "reversed") and expr.args:
+            return all(_python_valued(a) for a in expr.args)
+    return False
+
+
+def _varied_parameters(site: CallSite, owner: ast.FunctionDef | ast.AsyncFunctionDef, is_method: bool) -> set[str]:
+    """The parameters of `owner` that this call, in a loop over Python values, passes the
+    loop's value to (`self.sample(mean, i)` in `for i in range(k):`)."""
+    varied: set[str] = set()
+    for loop in site.loops:
+        varied |= _python_values_of(loop)
+    if not varied:
+        return set()
+    params = [a.arg for a in (*owner.args.posonlyargs, *owner.args.args)]
+    if is_method and params:
+        params = params[1:]
+    found = {params[i] for i, arg in enumerate(site.node.args)
+             if i < len(params) and not isinstance(arg, ast.Starred) and _reads(arg, varied)}
+    found |= {k.arg for k in site.node.keywords if k.arg is not None and _reads(k.value, varied)}
+    return found
+
+
+def _specialized(decorated: ast.AST, owner: ast.AST, varied: set[str]) -> bool:
+    """Does the trace of `decorated` (a def in `owner`) read one of the `varied` Python values,
+    directly or through a local of `owner` computed from one (`n = sizes[i]`) or a nested def
+    reading one? Then every value needs a trace of its own, and one tf.function made once would
+    keep the first value baked into its trace."""
+    if not varied:
+        return False
+    dependent = set(varied)
+    changed = True
+    while changed:
+        changed = False
+        for node in ast.walk(owner):
+            if node is decorated:
+                continue
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None \
+                    and _reads(node.value, dependent):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name) and name.id not in dependent:
+                            dependent.add(name.id)
+                            changed = True
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not owner \
+                    and node.name not in dependent and any(_reads(s, dependent) for s in node.body):
+                dependent.add(node.name)
+                changed = True
+    return any(_reads(statement, dependent) for statement in decorated.body)
+
+
+def _reads(node: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names for n in ast.walk(node))
