@@ -6,6 +6,7 @@ from ...facts.dataflow import flow_of
 from ...facts.model import CallSite
 from ...model import Severity
 from ...versions import VersionRange
+from ...analysis.guards import ancestors
 from ...analysis.values import TENSOR, VARIABLE, ValueModel, values_for
 from ._optimizers import loss_function, minimize_calls
 from ..base import Context, Proof, Rule, invalid, valid
@@ -37,7 +38,9 @@ class MinimizeConstantLoss(Rule):
     Not reported in TF1 graph code, where a tensor loss is the intended use: a file that
     disables eager execution or v2 behaviour, uses placeholders or a Session, or imports
     `tensorflow.compat.v1`; code in a `with tf.Graph().as_default():` block; an Estimator's
-    model_fn (given as `model_fn=`, or returning an EstimatorSpec).
+    model_fn (given as `model_fn=`, or returning an EstimatorSpec); code that runs only when
+    TensorFlow is not executing eagerly (after `if tf.executing_eagerly(): raise ...`, or in
+    the branch of `if not tf.executing_eagerly():`).
 
     ## Example
     ```python
@@ -222,12 +225,40 @@ class MinimizeConstantLoss(Rule):
         """, "a model_fn given as `model_fn=` (an Estimator's, built in its graph; tf.estimator is gone "
              "from TensorFlow 2.16 on)",
             proof=Proof(check="assert 'ResourceApplyGradientDescent' in ops, ops")),
+        valid("""
+            import tensorflow as tf
+
+            def train_op():
+                if tf.executing_eagerly():
+                    raise RuntimeError("train_op builds a TF1 graph: call it under tf.Graph().as_default()")
+                w = tf.compat.v1.get_variable("w", initializer=2.0)
+                loss = tf.square(w)
+                optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+                return optimizer.minimize(loss)
+        """, "code past an `if tf.executing_eagerly(): raise` runs only in graph mode, where a tensor loss "
+             "is minimize's API",
+            proof=Proof(check="""
+                try:
+                    train_op()
+                    raise AssertionError("the guard let eager code through")
+                except RuntimeError:
+                    pass
+                with tf.Graph().as_default():
+                    op = train_op()
+                    with tf.compat.v1.Session() as session:
+                        session.run(tf.compat.v1.global_variables_initializer())
+                        session.run(op)
+                        value = session.run(tf.compat.v1.global_variables()[0])
+                assert abs(value - 1.6) < 1e-6, value
+            """)),
     )
 
     def check(self, ctx: Context) -> None:
         values = values_for(ctx)
         for found in minimize_calls(ctx):
             site, loss, family = found.site, found.loss, found.family
+            if _graph_only(site.node, ctx):
+                continue
             function = loss_function(loss, site, values)
             if function is not None:
                 names = _precomputed(function, values)
@@ -275,6 +306,40 @@ class MinimizeConstantLoss(Rule):
                        f"optimizer raises ValueError \"{TAPE_REQUIRED}\"{which} Pass the loss as a function "
                        "(`lambda: ...` computing it), or the GradientTape that recorded it as `tape=`.")
         ctx.report(loss, message, related=[ctx.related(site.node, "the minimize call")])
+
+
+def _graph_only(node: ast.AST, ctx: Context) -> bool:
+    """Does `node` run only when TensorFlow is not executing eagerly: after an earlier
+    `if tf.executing_eagerly(): raise ...` (or `return`) of an enclosing block, after
+    `assert not tf.executing_eagerly()`, or in the graph branch of an `executing_eagerly()` test?"""
+    imports = ctx.facts.imports
+
+    def eagerly(test: ast.expr) -> bool | None:  # True: `tf.executing_eagerly()`, False: its negation
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = eagerly(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, ast.Call) and not test.args:
+            name = imports.resolve(test.func) or ""
+            if name == "executing_eagerly" or name.endswith(".executing_eagerly"):
+                return True
+        return None
+
+    for child, parent in ancestors(node, ctx.facts):
+        if isinstance(parent, ast.If) and eagerly(parent.test) is not None:
+            branch = parent.body if eagerly(parent.test) else parent.orelse
+            if child in (parent.orelse if branch is parent.body else parent.body):
+                return True  # the branch taken when not executing eagerly
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if not isinstance(block, list) or child not in block:
+                continue
+            for earlier in block[:block.index(child)]:
+                if isinstance(earlier, ast.Assert) and eagerly(earlier.test) is False:
+                    return True
+                if isinstance(earlier, ast.If) and eagerly(earlier.test) and not earlier.orelse \
+                        and isinstance(earlier.body[-1], (ast.Raise, ast.Return)):
+                    return True
+    return False
 
 
 def _precomputed(loss: ast.Lambda | ast.FunctionDef, values: ValueModel) -> list[ast.Name] | None:
