@@ -28,13 +28,18 @@ def suggestion(call: str) -> str | None:
     ("tf.map_fn(lambda r: tf.tensordot(r, W, 1), x)", "tf.tensordot(x, W, 1)"),
     ("tf.map_fn(lambda r: tf.nn.softmax(r, axis=-1), x)", "tf.nn.softmax(x, axis=-1)"),
     ("tf.map_fn(lambda a: tf.cast(a, tf.float32) * 2.0, x)", "tf.cast(x, tf.float32) * 2.0"),
+    ("tf.map_fn(lambda r: r - tf.reduce_mean(r), x)", "x - tf.reduce_mean(x, axis=1, keepdims=True)"),
+    ("tf.map_fn(lambda r: r / tf.reduce_sum(r, axis=-1), x)", "x / tf.reduce_sum(x, axis=-1, keepdims=True)"),
+    ("tf.map_fn(lambda r: tf.reduce_sum(r - tf.reduce_mean(r)), x)",
+     "tf.reduce_sum(x - tf.reduce_mean(x, axis=1, keepdims=True), axis=1)"),
+    ("tf.map_fn(lambda im: tf.image.flip_up_down(im) - 0.5, x)", "tf.image.flip_up_down(x) - 0.5"),
 ])
 def test_suggestion(call: str, expected: str) -> None:
     assert suggestion(call) == expected
 
 
 @pytest.mark.parametrize("call", [
-    "tf.map_fn(lambda r: r - tf.reduce_mean(r), x)",            # needs keepdims
+    "tf.map_fn(lambda im: tf.image.central_crop(im, tf.reduce_max(im)), x)",  # an argument from the image
     "tf.map_fn(lambda r: tf.reduce_sum(r, keepdims=True), x)",
     "tf.map_fn(lambda r: tf.reduce_sum(r, axis=k), x)",         # axis not a literal
     "tf.map_fn(lambda r: tf.nn.softmax(r, axis=0), x)",         # axis 0 of a row is axis 1 of x

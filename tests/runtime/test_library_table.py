@@ -893,6 +893,7 @@ SAMPLES: dict[str, str | tuple[str, ...]] = {
                                          "[[0.0, 0.0, 1.0, 1.0]], [0], [2, 2])"),
     "tensorflow.image.grayscale_to_rgb": ("tf.image.grayscale_to_rgb(img_f32[..., :1])",),
     "tensorflow.image.rgb_to_hsv": ("tf.image.rgb_to_hsv(img_f32)",),
+    "tensorflow.image.transpose": ("tf.image.transpose(img_f32)",),
     "tensorflow.image.stateless_random_brightness": ("tf.image.stateless_random_brightness(img_f32, 0.1, (1, 2))",),
     "tensorflow.signal.irfft": ("tf.signal.irfft(tf.signal.rfft(x_f32))",),
     "tensorflow.signal.ifft": ("tf.signal.ifft(c_c64)",),
@@ -1458,3 +1459,39 @@ def test_enough_rows_are_proven(measured: dict, capsys) -> None:
               f"{len(KNOWN_WRONG)} known wrong); {len(SKIP)} rows skipped; TensorFlow process: "
               + ", ".join(f"{k} {v:.1f} s" for k, v in PROBE_SECONDS.items()))
     assert len(proven["kind"] & exact) >= 250
+
+
+# `per_image` rows: the op of a batch of images is tf.map_fn of the op over its images (MAP002
+# replaces the one with the other). Each row's sample on `img_f32` (a batch of two images) is
+# run both ways.
+PER_IMAGE_PROBE = r'''
+import json
+import sys
+import numpy as np
+import tensorflow as tf
+
+img_f32 = tf.reshape(tf.linspace(0.0, 1.0, 96), [2, 4, 4, 3])
+out = {}
+for call in json.loads(sys.argv[1]):
+    batch = eval(call)
+    each = tf.map_fn(lambda im: eval(call.replace("img_f32", "im"), {"tf": tf, "im": im}), img_f32,
+                     fn_output_signature=batch.dtype)
+    out[call] = bool(batch.shape == each.shape and np.allclose(batch.numpy(), each.numpy(), atol=1e-5))
+print(json.dumps(out))
+'''
+
+
+def test_per_image_rows_give_on_a_batch_what_map_fn_gives(tensorflow_version: str) -> None:
+    rows = [row.name for row in library.rows() if row.has("per_image")]
+    assert len(rows) >= 10
+    calls = {}
+    for name in rows:
+        call = next((c for c in SAMPLES.get(name, ()) if re.match(r"tf\.image\.\w+\(img_f32\b", c)), None)
+        assert call is not None, f"{name}: no sample on img_f32"
+        calls[name] = call
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
+    done = subprocess.run([sys.executable, "-c", PER_IMAGE_PROBE, json.dumps(sorted(calls.values()))], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    same = json.loads(done.stdout.strip().splitlines()[-1])
+    assert sorted(name for name, call in calls.items() if not same[call]) == []

@@ -249,13 +249,86 @@ class ElementwiseMapFn(Rule):
             x = tf.constant([1.0, 2.0, 3.0])
             y = x ** 2
         """, "already vectorized"),
-        valid("""
+        invalid("""
             import tensorflow as tf
 
             m = tf.constant([[1.0, 2.0], [3.0, 5.0]])
-            centred = tf.map_fn(lambda r: r - tf.reduce_mean(r), m)
-        """, "a row minus its own reduction needs keepdims: not a one-line rewrite",
-            proof=Proof(check="assert centred.numpy().tolist() == [[-0.5, 0.5], [-1.0, 1.0]]")),
+            centred = tf.map_fn(lambda r: (r - tf.reduce_mean(r)) / tf.math.reduce_std(r), m)
+        """, 4, "a row combined with its own reductions: they keep the reduced axis",
+            proof=Proof(check="assert centred.numpy().tolist() == [[-1.0, 1.0], [-1.0, 1.0]]"), fixed="""
+            import tensorflow as tf
+
+            m = tf.constant([[1.0, 2.0], [3.0, 5.0]])
+            centred = (m - tf.reduce_mean(m, axis=1, keepdims=True)) / tf.math.reduce_std(m, axis=1, keepdims=True)
+        """,
+            fixed_proof=Proof(check="assert centred.numpy().tolist() == [[-1.0, 1.0], [-1.0, 1.0]]")),
+        invalid("""
+            import tensorflow as tf
+
+            images = tf.reshape(tf.range(48.0), [2, 4, 2, 3]) / 48.0
+            augmented = tf.map_fn(lambda im: tf.image.flip_left_right(im) * 0.9 + 0.05, images)
+        """, 4, "an image op that takes a batch of images as well as one image",
+            proof=Proof(check="""
+                import numpy as np
+                assert np.allclose(augmented.numpy(), (tf.image.flip_left_right(images) * 0.9 + 0.05).numpy())
+            """), fixed="""
+            import tensorflow as tf
+
+            images = tf.reshape(tf.range(48.0), [2, 4, 2, 3]) / 48.0
+            augmented = tf.image.flip_left_right(images) * 0.9 + 0.05
+        """,
+            fixed_proof=Proof(check="import numpy as np\nassert np.allclose(augmented, tf.map_fn(lambda im: tf.image.flip_left_right(im) * 0.9 + 0.05, images))")),
+        invalid("""
+            import tensorflow as tf
+
+            DELTA = 1.0
+
+            def huber(pair):
+                pred, target = pair
+                err = tf.abs(pred - target)
+                return tf.reduce_sum(tf.where(err < DELTA, 0.5 * err ** 2, DELTA * (err - 0.5 * DELTA)))
+
+            pred = tf.constant([[0.5], [3.0], [-2.0]])
+            y = tf.zeros([3, 1])
+            losses = tf.map_fn(huber, (pred, y), fn_output_signature=tf.float32)
+        """, 12, "a def whose local assignments are elementwise (per-sample Huber losses)",
+            proof=Proof(check="assert losses.numpy().tolist() == [0.125, 2.5, 1.5]"), fixed="""
+            import tensorflow as tf
+
+            DELTA = 1.0
+
+            def huber(pair):
+                pred, target = pair
+                err = tf.abs(pred - target)
+                return tf.reduce_sum(tf.where(err < DELTA, 0.5 * err ** 2, DELTA * (err - 0.5 * DELTA)))
+
+            pred = tf.constant([[0.5], [3.0], [-2.0]])
+            y = tf.zeros([3, 1])
+            losses = tf.reduce_sum(tf.where(tf.abs(pred - y) < DELTA, 0.5 * tf.abs(pred - y) ** 2, DELTA * (tf.abs(pred - y) - 0.5 * DELTA)), axis=1)
+        """,
+            fixed_proof=Proof(check="assert losses.numpy().tolist() == [0.125, 2.5, 1.5]")),
+        valid("""
+            import tensorflow as tf
+
+            images = tf.reshape(tf.range(48.0), [2, 4, 2, 3]) / 48.0
+            brighter = tf.map_fn(lambda im: tf.image.adjust_brightness(im, tf.reduce_max(im)), images)
+        """, "an image op given a value computed from the image itself",
+            proof=Proof(check="""
+                import numpy as np
+                assert not np.allclose(brighter.numpy(), tf.image.adjust_brightness(images, tf.reduce_max(images)).numpy())
+            """)),
+        valid("""
+            import tensorflow as tf
+
+            def total(pair):
+                a, b = pair
+                a = a * 2.0
+                return a + b
+
+            x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+            doubled = tf.map_fn(total, (x, x), fn_output_signature=tf.float32)
+        """, "a def that binds a name twice: not inlined",
+            proof=Proof(check="assert doubled.numpy().tolist() == [[3.0, 6.0], [9.0, 12.0]]")),
         valid("""
             import tensorflow as tf
 
@@ -291,14 +364,14 @@ class ElementwiseMapFn(Rule):
             suggestion = _vectorized(fn, elems, ctx.facts)
             if suggestion is None:
                 continue
-            text, reduced = suggestion
+            text, reduced, exact = suggestion
             note = " (it reduces every axis but the first: `axis=1` for rank-2 elems)" if reduced else ""
             ctx.report(
                 call,
                 "tf.map_fn runs this function once per element in a while_loop; applying it to the whole "
                 "tensor gives the same result in one vectorized op, typically 100x faster. "
                 f"Use `{text}` instead{note}.",
-                fix=_replacement(ctx, call, fn, text, reduced, elems, site.scope),
+                fix=_replacement(ctx, call, fn, text, reduced or not exact, elems, site.scope),
             )
 
 
@@ -309,7 +382,8 @@ def _replacement(ctx: Context, call: ast.Call, fn: ast.expr, text: str, reduced:
     Safe when the function uses nothing but its argument, numbers and TensorFlow's
     elementwise ops (then the result is the same, element for element). Unsafe when it
     captures other values (a matrix, a bias: their broadcasting against the whole tensor
-    is the user's to check), reduces, or fixes the output dtype. None when a comment sits
+    is the user's to check), reduces, uses an image op (right for a batch of images, not for
+    more axes than that), or fixes the output dtype. None when a comment sits
     inside the call (a text replacement would drop it).
 
     `tf.map_fn` returns a tensor whatever its elements are; `elems ** 6` of NumPy elements is
@@ -402,8 +476,9 @@ def _ragged_elems(elems: ast.expr, scope, values: ValueModel) -> bool:
     return False
 
 
-def _vectorized(fn: ast.expr, elems: ast.expr, facts: Facts) -> tuple[str, bool] | None:
-    """The vectorized replacement for `tf.map_fn(fn, elems)`, and whether it adds a reduction axis."""
+def _vectorized(fn: ast.expr, elems: ast.expr, facts: Facts) -> tuple[str, bool, bool] | None:
+    """The vectorized replacement for `tf.map_fn(fn, elems)`, whether it adds a reduction axis,
+    and whether it is right whatever the rank of `elems` (no image op on the way)."""
     imports = facts.imports
     tuple_elems = list(elems.elts) if isinstance(elems, (ast.Tuple, ast.List)) else None
     # A TensorFlow function object: `tf.map_fn(tf.nn.relu, x)`.
@@ -414,9 +489,9 @@ def _vectorized(fn: ast.expr, elems: ast.expr, facts: Facts) -> tuple[str, bool]
             if op is None:
                 return None
             if op.has("elementwise") and not op.has("binary") or op.has("last_axis"):
-                return f"{ast.unparse(fn)}({ast.unparse(elems)})", False
+                return f"{ast.unparse(fn)}({ast.unparse(elems)})", False, True
             if op.has("reduction"):
-                return f"{ast.unparse(fn)}({ast.unparse(elems)}, axis=1)", True
+                return f"{ast.unparse(fn)}({ast.unparse(elems)}, axis=1)", True, True
             return None
     resolved = _function_expr(fn, facts)
     if resolved is None:
@@ -426,13 +501,15 @@ def _vectorized(fn: ast.expr, elems: ast.expr, facts: Facts) -> tuple[str, bool]
     kind = analysis.kind(body)
     if kind not in (ELEM, REDUCED) or not analysis.uses_param:
         return None
+    exact = not analysis.per_image
     if isinstance(fn, ast.Name) and tuple_elems is None and not analysis.reductions:
-        return f"{fn.id}({ast.unparse(elems)})", False
-    return _substitute(body, param, elems, tuple_elems, analysis), bool(analysis.added_axis)
+        return f"{fn.id}({ast.unparse(elems)})", False, exact
+    return _substitute(body, param, elems, tuple_elems, analysis), bool(analysis.added_axis), exact
 
 
 def _function_expr(fn: ast.expr, facts: Facts) -> tuple[str, ast.expr] | None:
-    """The single parameter and the returned expression of a lambda or a one-line def."""
+    """The single parameter and the returned expression of a lambda or a def; a def's local
+    assignments (`err = tf.abs(p - t)`, `p, t = pair`) are substituted into its return value."""
     if isinstance(fn, ast.Lambda):
         param = _single_param(fn.args)
         return (param, fn.body) if param else None
@@ -442,10 +519,38 @@ def _function_expr(fn: ast.expr, facts: Facts) -> tuple[str, ast.expr] | None:
                     and not node.decorator_list:
                 param = _single_param(node.args)
                 body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-                if param and len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
-                    return param, body[0].value
-                return None
+                if not param or not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+                    return None
+                returned = _inlined(body[:-1], body[-1].value, param)
+                return (param, returned) if returned is not None else None
     return None
+
+
+def _inlined(assignments: list[ast.stmt], returned: ast.expr, param: str) -> ast.expr | None:
+    """`returned` with the names bound by `assignments` replaced by their values, or None when
+    a statement is anything but `name = expr` or `a, b = param`, or binds a name twice."""
+    env: dict[str, ast.expr] = {}
+
+    class Inline(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return copy.deepcopy(env[node.id]) if node.id in env else node
+
+    for stmt in assignments:
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            return None
+        target, value = stmt.targets[0], stmt.value
+        if isinstance(target, ast.Name):
+            names = {target.id: Inline().visit(copy.deepcopy(value))}
+        elif isinstance(target, ast.Tuple) and isinstance(value, ast.Name) and value.id == param \
+                and all(isinstance(e, ast.Name) for e in target.elts):
+            names = {e.id: ast.Subscript(ast.Name(param, ast.Load()), ast.Constant(i), ast.Load())
+                     for i, e in enumerate(target.elts)}  # type: ignore[union-attr]
+        else:
+            return None
+        if any(name in env or name == param for name in names):
+            return None
+        env.update(names)
+    return Inline().visit(copy.deepcopy(returned)) if env else returned
 
 
 def _single_param(args: ast.arguments) -> str | None:
@@ -464,6 +569,10 @@ class _Analysis:
         self.uses_param = False
         self.reductions: list[ast.Call] = []
         self.added_axis: list[ast.Call] = []
+        # Reductions combined with the element itself (`r - tf.reduce_mean(r)`): on the whole
+        # tensor they keep the reduced axis (`keepdims=True`) so that they broadcast per row.
+        self.kept: list[ast.Call] = []
+        self.per_image: list[ast.Call] = []
 
     def kind(self, expr: ast.expr) -> str | None:
         if isinstance(expr, ast.Name):
@@ -492,11 +601,11 @@ class _Analysis:
                 return ELEM if self._row_times_fixed(expr.left, expr.right) else None
             if not isinstance(expr.op, _ARITHMETIC):
                 return None
-            return _combine(self.kind(expr.left), self.kind(expr.right))
+            return self._join([expr.left, expr.right])
         if isinstance(expr, ast.Compare):
             if not all(isinstance(op, _ORDER) for op in expr.ops):
                 return None
-            return _combine(*(self.kind(e) for e in (expr.left, *expr.comparators)))
+            return self._join([expr.left, *expr.comparators])
         if isinstance(expr, ast.Call):
             return self._call(expr)
         return None
@@ -520,19 +629,39 @@ class _Analysis:
                     or (axis is not None and not _negative_int(axis)):
                 return None
             return ELEM if self.kind(call.args[0]) == ELEM else None
+        if op.has("per_image"):
+            # One image or a batch of them, each on its own: the op of the mapped image is the op
+            # of the batch, when nothing else it is given depends on the image.
+            rest = [*call.args[1:], *(k.value for k in call.keywords)]
+            if not call.args or any(_mentions(a, self.param) for a in rest):
+                return None
+            if self.kind(call.args[0]) != ELEM:
+                return None
+            self.per_image.append(call)
+            return ELEM
         if not op.has("elementwise"):
             return None
         if _last_part(op) == "where" and len(call.args) + len(call.keywords) != 3:
             return None  # tf.where(cond) returns indices
-        kinds = []
-        for arg in call.args:
-            kinds.append(self._argument(arg))
+        parts = list(call.args)
         for keyword in call.keywords:
             if keyword.arg not in ("name", "dtype", "alpha", "approximate", "x", "y", "condition",
                                    "clip_value_min", "clip_value_max", "features", "t"):
                 return None
-            kinds.append(self._argument(keyword.value))
-        return _combine(*kinds) if kinds else None
+            parts.append(keyword.value)
+        return self._join(parts) if parts else None
+
+    def _join(self, parts: list[ast.expr]) -> str | None:
+        """The kind of an elementwise combination of `parts`. An element combined with a
+        reduction of it is still per element, once those reductions keep their axis."""
+        kinds = [self._argument(part) for part in parts]
+        if None not in kinds and ELEM in kinds and REDUCED in kinds:
+            for part, kind in zip(parts, kinds):
+                if kind == REDUCED:
+                    inner = {id(n) for n in ast.walk(part)}
+                    self.kept.extend(c for c in self.reductions if id(c) in inner and c not in self.kept)
+            return ELEM
+        return _combine(*kinds)
 
     def _argument(self, arg: ast.expr) -> str | None:
         # dtypes and other non-tensor arguments (`tf.float32`) are constants.
@@ -607,8 +736,11 @@ def _substitute(body: ast.expr, param: str, elems: ast.expr, tuple_elems: list[a
                 analysis: _Analysis) -> str:
     """The body with the element replaced by the whole tensor, reductions moved one axis out."""
     original = {id(call) for call in analysis.reductions}
+    kept_original = {id(call) for call in analysis.kept}
     body_copy = copy.deepcopy(body)
-    reductions = {id(new) for old, new in zip(ast.walk(body), ast.walk(body_copy), strict=True) if id(old) in original}
+    pairs = list(zip(ast.walk(body), ast.walk(body_copy), strict=True))
+    reductions = {id(new) for old, new in pairs if id(old) in original}
+    kept = {id(new) for old, new in pairs if id(old) in kept_original}
     body = body_copy
 
     class Substitute(ast.NodeTransformer):
@@ -622,16 +754,19 @@ def _substitute(body: ast.expr, param: str, elems: ast.expr, tuple_elems: list[a
 
         def visit_Call(self, node: ast.Call) -> ast.AST:
             marked = id(node) in reductions
+            keep = id(node) in kept
             node = self.generic_visit(node)  # type: ignore[assignment]
             if marked:
                 axis = _keyword(node, "axis")
-                keywords = [k for k in node.keywords if k.arg != "axis"]
+                keywords = [k for k in node.keywords if k.arg not in ("axis", "keepdims")]
                 if axis is None:
                     shifted: ast.expr = ast.Constant(1)
                 else:
                     value = _int_literal(axis)
                     shifted = ast.Constant(value + 1) if value is not None and value >= 0 else axis
                 node.keywords = [*keywords, ast.keyword(arg="axis", value=shifted)]
+                if keep:
+                    node.keywords.append(ast.keyword(arg="keepdims", value=ast.Constant(True)))
             return node
 
     if isinstance(body, ast.Name) and body.id == param and tuple_elems is None:
