@@ -59,7 +59,10 @@ class NumpyInFunction(Rule):
     NumPy functions applied to a tensor (`np.max(q, axis=1)`), and `tf.constant(t)` of a
     tensor. A value counts as a tensor when it comes from a TensorFlow op, a Keras model or
     layer call, arithmetic or indexing on one, a `tf.Variable`, or a parameter that the
-    `input_signature` or every caller in the file makes a tensor.
+    `input_signature` or every caller in the file makes a tensor. A Keras `train_step` (or
+    `test_step`, `predict_step`) is traced only when `fit` and the like run it: one the file
+    calls directly (`model.train_step(batch)`) and never through them runs eagerly, and is
+    left alone.
 
     ## Why is this bad?
     While TensorFlow traces the body, tensors are symbolic: they have a shape and a dtype
@@ -302,6 +305,35 @@ class NumpyInFunction(Rule):
             values = y.numpy()
         """, "tf.constant of an eager tensor and .numpy() outside any tf.function",
             proof=Proof(check="assert values.tolist() == [2.0, 4.0]")),
+        valid("""
+            import tensorflow as tf
+
+            class Logged(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(2)
+                    self.opt = tf.keras.optimizers.SGD(0.1)
+                    self.seen = []
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((self(x) - y) ** 2)
+                    grads = tape.gradient(loss, self.trainable_weights)
+                    self.seen.append(loss.numpy())
+                    self.opt.apply_gradients(zip(grads, self.trainable_weights))
+
+            model = Logged()
+            for _ in range(3):
+                model.train_step((tf.ones((4, 3)), tf.zeros((4, 2))))
+        """, "a train_step the file calls directly and never through fit: plain eager Python, where `.numpy()` "
+             "has a value",
+            proof=Proof(check="""
+                assert len(model.seen) == 3 and model.seen[2] < model.seen[0], model.seen
+            """)),
         unfixed(invalid("""
             import numpy as np
             import tensorflow as tf
@@ -377,11 +409,51 @@ def _trace(site: CallSite, values: ValueModel) -> Trace | KerasTrace | None:
     traced = trace_of(values, site.scope, combinators=True)
     if traced is None:
         return keras_trace_of(values, site.scope)
+    if traced.keras and _stepped_directly_only(traced.node, values):
+        return None
     if traced.caller is None:
         return traced
     method = values.value(traced.caller.func)
     return traced if method.kind == METHOD and isinstance(method.ref, Value) \
         and method.ref.kind == DATASET else None
+
+
+# The Keras methods that trace a model's train_step / test_step / predict_step into a tf.function.
+_KERAS_TRACING = frozenset({
+    "fit", "evaluate", "predict", "train_on_batch", "test_on_batch", "predict_on_batch",
+    "make_train_function", "make_test_function", "make_predict_function",
+})
+
+
+def _stepped_directly_only(step: ast.AST, values: ValueModel) -> bool:
+    """Keras traces a model's `train_step` only when `fit` (or another method of
+    `_KERAS_TRACING`) runs it. Is this step method called directly (`model.train_step(batch)`,
+    plain Python in eager mode) on an instance of its class, while nothing in the file calls a
+    tracing method on an object that may be one?"""
+    facts = values.facts
+    scope = facts.function_scopes.get(step)
+    cls = scope.parent.node if scope is not None and scope.parent is not None else None
+    name = getattr(step, "name", None)
+    if not isinstance(cls, ast.ClassDef) or name is None:
+        return False
+
+    def instance(site: CallSite) -> Value | None:
+        func = site.node.func
+        return values.value(func.value, site.scope) if isinstance(func, ast.Attribute) else None
+
+    direct = False
+    for site in facts.calls:
+        method = site.node.func.attr if isinstance(site.node.func, ast.Attribute) else None
+        if method == name:
+            receiver = instance(site)
+            if receiver is not None and receiver.user_class is cls:
+                direct = True
+        elif method in _KERAS_TRACING:
+            receiver = instance(site)
+            if receiver is None or receiver.user_class is cls or (receiver.user_class is None
+                                                                   and not receiver.certain):
+                return False  # may be an instance of the class: fit traces the step
+    return direct
 
 
 # NumPy reductions whose TensorFlow twin keeps an integer dtype (NumPy averages in floating
