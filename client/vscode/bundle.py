@@ -234,11 +234,21 @@ def is_extension(path: str) -> bool:
     return path.endswith((".so", ".pyd", ".dylib"))
 
 
+# Stubs of third-party packages that jedi ships (typeshed's `stubs/`: 4,300 files, 25 MB, and
+# django-stubs). tapelsp asks jedi only where a user's own module is (analysis/modules.py), and
+# a stub or a library is never that answer; jedi skips the folders when they are missing. Its
+# standard-library stubs (`typeshed/stdlib`) stay: jedi reads builtins there.
+JEDI_UNUSED = ("jedi/third_party/typeshed/stubs", "jedi/third_party/django-stubs")
+
+
 def strip(libs: Path) -> None:
-    """Byte code and the test suites some packages ship inside themselves (libcst's is 4 MB)."""
+    """Byte code, the test suites some packages ship inside themselves (libcst's is 4 MB), and
+    jedi's stubs of third-party packages."""
     for directory in sorted(libs.rglob("*"), reverse=True):
         if directory.is_dir() and directory.name in ("__pycache__", "tests"):
             shutil.rmtree(directory)
+    for unused in JEDI_UNUSED:
+        shutil.rmtree(libs / unused, ignore_errors=True)
 
 
 def tree_digest(libs: Path) -> str:

@@ -122,8 +122,12 @@ describe('the .vsix files', { skip: missing.length ? `not built: ${missing.join(
 
         test(`${target}: no TensorFlow, no tests, no byte code, no sources or tools of the repository`, () => {
             const { names } = unpacked.get(target)!;
-            // jedi ships typeshed's stubs (tensorflow's among them, as .pyi text): not TensorFlow itself.
-            const unwanted = names.filter((name) => !name.includes('/jedi/third_party/typeshed/')).filter((name) => /(^|\/)(tensorflow|tensorflow_probability|tf_keras|keras|tests|node_modules|\.venv|__pycache__)(\/|$)/i.test(name)
+            // jedi's stubs of third-party packages (tensorflow's among them) are left out; its
+            // standard-library stubs stay (jedi reads builtins there).
+            assert.ok(names.some((name) => name.startsWith('extension/bundled/libs/jedi/third_party/typeshed/stdlib/builtins.pyi')),
+                `${target}: jedi's typeshed/stdlib is missing`);
+            assert.deepEqual(names.filter((name) => /\/jedi\/third_party\/(typeshed\/stubs|django-stubs)\//.test(name)), []);
+            const unwanted = names.filter((name) => /(^|\/)(tensorflow|tensorflow_probability|tf_keras|keras|tests|node_modules|\.venv|__pycache__)(\/|$)/i.test(name)
                 || /\.pyc$/.test(name) || /^extension\/(client|server|tests|scripts|bench|examples|docs|src)\//.test(name)
                 || /\.ts$/.test(name));
             assert.deepEqual(unwanted, []);
