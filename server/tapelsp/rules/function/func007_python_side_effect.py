@@ -5,8 +5,8 @@ import ast
 from ...facts.model import Scope
 from ...model import Applicability, Severity
 from ...versions import VersionRange
-from ...analysis.python_state import (FileState, file_state, function_label, is_container, is_number,
-                            self_attribute, traced_scopes)
+from ...analysis.python_state import FileState, file_state, is_container, is_number, self_attribute
+from ...analysis.traced_bodies import Body, traced_bodies
 from ..tape._fixes import unfixed
 from ._fixes import tf_alias
 from ..base import Context, Proof, Rule, invalid, valid
@@ -81,7 +81,8 @@ class PythonSideEffect(Rule):
     summary = "Python side effect in a tf.function body runs only while tracing"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
-    triggers = (".function", "import function")
+    triggers = (".function", "import function", ".map(", ".filter(", ".flat_map(", ".interleave(", ".reduce(",
+                "train_step", "test_step", "predict_step")
     fixable = True
     examples = (
         invalid("""
@@ -349,20 +350,180 @@ class PythonSideEffect(Rule):
                 total = step(tf.constant(1.0))
         """, "a container filled once behind a guard that it is empty (a lazily created variable)",
             proof=Proof(check="assert float(total) == 3.0 and len(slot) == 1")),
+        invalid("""
+            import tensorflow as tf
+
+            def scale(x):
+                print("scaling", x)
+                return x * 2.0
+
+            data = tf.data.Dataset.from_tensor_slices([1.0, 2.0, 3.0]).map(scale)
+        """, 4, "print in a function given to Dataset.map: tf.data traces it once, when map() is called",
+            proof=Proof(check="""
+                import contextlib, io
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out):
+                    values = [float(v) for v in data]
+                assert values == [2.0, 4.0, 6.0], values
+                assert out.getvalue() == "", "print should not run per element"
+            """)),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            seen = []
+
+            def parse(x):
+                seen.append(x)
+                return x + 1
+
+            data = tf.data.Dataset.range(5).map(parse)
+            total = sum(int(v) for v in data)
+        """, 6, "a list appended to in a Dataset.map function: once per trace, not per element",
+            proof=Proof(check="assert total == 15 and len(seen) == 1, (total, len(seen))"))),
+        unfixed(invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            losses = []
+
+            class Regressor(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(1)
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((self(x) - y) ** 2)
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    losses.append(loss)
+                    return {"loss": loss}
+
+            model = Regressor()
+            model.compile(optimizer="sgd")
+            model.fit(np.ones((32, 3), "float32"), np.ones((32, 1), "float32"), batch_size=8, epochs=2, verbose=0)
+        """, 20, "a list appended to in a Keras train_step: fit traces train_step into a tf.function",
+            proof=Proof(check="assert len(losses) < 8, len(losses)  # 8 steps ran"))),
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            def train(batches):
+                losses = []
+
+                @tf.function
+                def step(x):
+                    loss = tf.reduce_sum(x * x)
+                    losses.append(loss)
+                    return loss
+
+                for x in batches:
+                    step(x)
+                return len(losses)
+
+            count = train([tf.constant([1.0]), tf.constant([2.0]), tf.constant([3.0])])
+        """, 9, "a list local to the function that makes the tf.function, which it calls in a loop",
+            proof=Proof(check="assert count == 1, count"))),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            losses = []
+
+            class Regressor(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(1)
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((self(x) - y) ** 2)
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    print("step loss", float(loss))
+                    losses.append(loss)
+                    return {"loss": loss}
+
+            model = Regressor()
+            model.compile(optimizer="sgd", run_eagerly=True)
+            model.fit(np.ones((32, 3), "float32"), np.ones((32, 1), "float32"), batch_size=8, epochs=2, verbose=0)
+        """, "a Keras train_step compiled with run_eagerly=True: fit runs it as Python on every step",
+            proof=Proof(check="assert len(losses) == 8, len(losses)")),
+        valid("""
+            import tensorflow as tf
+
+            def log(x):
+                print("element", int(x))
+                return x
+
+            data = tf.data.Dataset.range(3).map(lambda x: tf.py_function(log, [x], tf.int64))
+        """, "print in a tf.py_function callback of a Dataset.map function: it runs as Python per element",
+            proof=Proof(check="""
+                import contextlib, io
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out):
+                    values = [int(v) for v in data]
+                assert values == [0, 1, 2] and out.getvalue().count("element") == 3, out.getvalue()
+            """)),
+        valid("""
+            import tensorflow as tf
+
+            def traced_shape(fn, spec):
+                seen = []
+
+                @tf.function
+                def wrapper(x):
+                    result = fn(x)
+                    seen.append(result.shape.as_list())
+                    return result
+
+                wrapper.get_concrete_function(spec)
+                return seen[0]
+
+            shape = traced_shape(lambda x: x[:, :2], tf.TensorSpec([None, 3]))
+        """, "state that observes the trace: local to the function that makes the tf.function, "
+             "traced once there and read after it (a shape seen at trace time)",
+            proof=Proof(check="assert shape == [None, 2], shape")),
+        valid("""
+            import collections
+            import tensorflow as tf
+
+            def traces_of(fn, x):
+                counter = collections.Counter()
+
+                @tf.function
+                def target(x):
+                    counter["calls"] += 1
+                    return fn(x)
+
+                target(x)
+                target(x)
+                return counter["calls"]
+
+            traces = traces_of(lambda v: v * v, tf.constant(2.0))
+        """, "a counter of a test that checks its tf.function traces once (read after the calls)",
+            proof=Proof(check="assert traces == 1, traces")),
     )
 
     def check(self, ctx: Context) -> None:
         state = file_state(ctx.facts)
-        for scope in traced_scopes(ctx.facts):
+        bodies = traced_bodies(ctx)
+        for body in bodies.values():
+            scope = body.scope
             for node in state.own(scope.node, _SIDE_EFFECT_NODES):
-                found = _side_effect(node, scope, state, ctx)
-                if found is None or _deliberate(node, found[2], scope, ctx):
+                found = _side_effect(node, scope, state, ctx, bodies)
+                if found is None or _deliberate(node, found[2], scope, ctx) \
+                        or _observes_trace(node, found[2], body, state):
                     continue
                 where, message, kind, related = found
-                traced = scope.traced_by
-                assert traced is not None
-                label = function_label(traced)
-                related_info = [ctx.related(traced.origin, "traced by this tf.function")]
+                related_info = [ctx.related(body.origin, body.note)]
                 if related is not None:
                     related_info.append(ctx.related(related[0], related[1]))
                 saved = ctx.severity
@@ -370,7 +531,7 @@ class PythonSideEffect(Rule):
                     ctx.severity = Severity.INFORMATION
                 fix = _tf_print(ctx, where) if kind == "print" else None
                 try:
-                    ctx.report(where, message.format(fn=label), related=related_info, fix=fix)
+                    ctx.report(where, message.format(fn=body.label, body=body.where), related=related_info, fix=fix)
                 finally:
                     ctx.severity = saved
 
@@ -430,7 +591,7 @@ def _tf_print(ctx: Context, call: ast.AST):
 _SIDE_EFFECT_NODES = (ast.Call, ast.Assign, ast.AugAssign, ast.Delete)  # what `_side_effect` looks at
 
 
-def _side_effect(node: ast.AST, scope: Scope, state: FileState, ctx: Context):
+def _side_effect(node: ast.AST, scope: Scope, state: FileState, ctx: Context, bodies: dict[int, Body]):
     """(node to report, message with {fn}, kind, optional (node, note)) or None."""
     if isinstance(node, ast.Call):
         func = node.func
@@ -439,21 +600,21 @@ def _side_effect(node: ast.AST, scope: Scope, state: FileState, ctx: Context):
                     "symbolic tensors, not values). Use `tf.print(...)` to print on every call.", "print", None)
         if isinstance(func, ast.Name) and func.id == "open" and state.is_builtin(scope, "open") \
                 and _writes(node):
-            return (node, "This file is opened for writing inside the tf.function {fn}: the write runs only "
+            return (node, "This file is opened for writing inside {body}: the write runs only "
                     "while TensorFlow traces it, once per trace, not on every call. Write outside the "
                     "function, or use `tf.io.write_file` / `tf.print(..., output_stream=\"file://...\")`.",
                     "file", None)
         qualname = ctx.facts.imports.resolve(func)
         if qualname in _WRITERS:
-            return (node, f"`{ast.unparse(func)}(...)` inside the tf.function {{fn}} writes its file only while "
+            return (node, f"`{ast.unparse(func)}(...)` inside {{body}} writes its file only while "
                     "TensorFlow traces it, once per trace, not on every call, and sees symbolic tensors. "
                     "Save results outside the function.", "file", None)
         if isinstance(func, ast.Attribute) and func.attr in _MUTATORS:
-            outer = _outer_container(func.value, scope, state, ctx)
+            outer = _outer_container(func.value, scope, state, ctx, bodies)
             if outer is not None:
                 label, kind_name, defined = outer
                 return (node, f"`{label}.{func.attr}(...)` changes the Python {kind_name} `{label}` defined "
-                        "outside the tf.function {fn}: it runs only while TensorFlow traces {fn}, once per trace, "
+                        "outside {body}: it runs only while TensorFlow traces {fn}, once per trace, "
                         "not on every call. Keep per-call state in a `tf.Variable` (`.assign`) or a "
                         "`tf.TensorArray`, or return the value and collect it outside.", "state",
                         (defined, f"`{label}` defined here"))
@@ -462,12 +623,12 @@ def _side_effect(node: ast.AST, scope: Scope, state: FileState, ctx: Context):
         targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
         for target in targets:
             if isinstance(target, ast.Subscript):
-                outer = _outer_container(target.value, scope, state, ctx)
+                outer = _outer_container(target.value, scope, state, ctx, bodies)
                 if outer is not None:
                     label, kind_name, defined = outer
                     verb = {ast.Delete: "Deleting from", ast.AugAssign: "Updating"}.get(type(node), "Assigning into")
-                    return (node, f"{verb} the Python {kind_name} `{label}` defined outside the tf.function "
-                            "{fn} happens only while TensorFlow traces {fn}, once per trace, not on every "
+                    return (node, f"{verb} the Python {kind_name} `{label}` defined outside "
+                            "{body} happens only while TensorFlow traces {fn}, once per trace, not on every "
                             "call. Keep per-call state in a `tf.Variable` (`.assign`), or return the value "
                             "and store it outside.", "state", (defined, f"`{label}` defined here"))
         if isinstance(node, (ast.AugAssign, ast.Assign)):
@@ -501,6 +662,83 @@ def _deliberate(node: ast.AST, kind: str, scope: Scope, ctx: Context) -> bool:
                                       and _tests_unset(outer.test, filled) for outer in enclosing):
             return True
     return False
+
+
+def _observes_trace(node: ast.AST, kind: str, body: Body, state: FileState) -> bool:
+    """State that observes the trace, kept in the function that makes the tf.function: the
+    container or counter is a local of an untraced function that defines the tf.function, calls
+    it (or `get_concrete_function`, or hands it to a call) only outside loops and never lets it
+    out, and reads the state after the def (`logged.append(...)` then `len(logged)`,
+    `counter["calls"] += 1` then `assert counter == ...`). Each call of that function makes a new
+    tf.function that traces once, so once per trace is once per call there, and what is written
+    is what the code reads."""
+    root = body.root
+    if kind != "state" or body.implicit or not isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    name = _state_name(node)
+    if name is None:
+        return False
+    owner = state.defining_scope(body.scope, name)
+    root_scope = state.scope_for(root)
+    if owner is None or owner.kind != "function" or owner.traced_by is not None or root_scope is None \
+            or root_scope.parent is None or root_scope.parent.function is not owner:
+        return False
+    end = getattr(root, "end_lineno", root.lineno)
+    if not any(load.lineno > end for load in owner.loads.get(name, ())):
+        return False
+    loops = [n for n in state.own(owner.node, _LOOPS)]
+    uses = owner.loads.get(root.name, ())
+    if not uses or any(_within(other, owner) and other.loads.get(root.name) for other in state.facts.scopes
+                       if other is not owner):
+        return False  # also called from a nested def or lambda (`timeit(lambda: f(x))`): how often is unknown
+    parents = _parents(state, owner.node)
+    for use in uses:
+        if any(_contains(loop, use) for loop in loops):
+            return False
+        parent = parents.get(id(use))
+        if isinstance(parent, ast.Call) and (parent.func is use or use in parent.args):
+            continue
+        if isinstance(parent, ast.keyword):
+            continue
+        if isinstance(parent, ast.Attribute) and parent.attr == "get_concrete_function":
+            continue
+        return False  # returned, stored, or anything else that lets it be called again
+    return True
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _within(scope: Scope, outer: Scope) -> bool:
+    current = scope.parent
+    while current is not None:
+        if current is outer:
+            return True
+        current = current.parent
+    return False
+
+
+def _state_name(node: ast.AST) -> str | None:
+    """The local name a side effect writes: `x.append(...)`, `x[k] = ...`, `x[k] += 1`, `x += 1`."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        target = node.func.value
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+    elif isinstance(node, ast.AugAssign):
+        target = node.target
+    else:
+        return None
+    if isinstance(target, ast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _parents(state: FileState, function: ast.AST) -> dict[int, ast.AST]:
+    found: dict[int, ast.AST] = {}
+    for parent in state.own(function):
+        for child in ast.iter_child_nodes(parent):
+            found[id(child)] = parent
+    return found
 
 
 def _marks_tracing(call: ast.AST) -> bool:
@@ -600,11 +838,11 @@ def _kind_name(value: ast.expr) -> str:
     return "list"
 
 
-def _outer_container(expr: ast.expr, scope: Scope, state: FileState, ctx: Context):
+def _outer_container(expr: ast.expr, scope: Scope, state: FileState, ctx: Context, bodies: dict[int, Body]):
     """(label, kind, defining node) when `expr` is a Python container bound outside the trace."""
     if isinstance(expr, ast.Name):
         defining = state.defining_scope(scope, expr.id)
-        if defining is None or (defining.kind != "module" and defining.traced_by is not None):
+        if defining is None or (defining.kind != "module" and id(defining.node) in bodies):
             return None
         bindings = state.names(defining).bindings.get(expr.id, [])
         return _containers(expr.id, bindings, ctx)

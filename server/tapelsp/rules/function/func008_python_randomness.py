@@ -5,7 +5,8 @@ import ast
 from ...facts.model import CallSite
 from ...model import Applicability, Severity
 from ...versions import VersionRange
-from ...analysis.python_state import FileState, file_state, function_label, self_attribute
+from ...analysis.python_state import FileState, file_state, self_attribute
+from ...analysis.traced_bodies import traced_bodies
 from ..tape._fixes import unfixed
 from ._fixes import tensor_context, tf_alias
 from ..base import Context, Proof, Rule, invalid, valid
@@ -335,25 +336,117 @@ class PythonRandomness(Rule):
             first, second = float(estimate()), float(estimate())
         """, "seeded in the body: the author fixes the values on purpose",
             proof=Proof(check="assert first == second")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            def jitter(image):
+                return image + np.random.normal(0.0, 0.1)
+
+            images = tf.data.Dataset.from_tensor_slices(tf.zeros([4, 2])).map(jitter)
+            noise = [float(image[0]) for image in images]
+        """, 5, "np.random in a function given to Dataset.map: one draw for every element",
+            proof=Proof(check="assert len(set(noise)) == 1, noise")),
+        unfixed(invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            class Regressor(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(1)
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    scale = np.random.uniform(0.5, 1.5)
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((self(x) - y) ** 2) * scale
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss, "scale": tf.constant(scale)}
+
+            model = Regressor()
+            model.compile(optimizer="sgd")
+            history = model.fit(np.ones((8, 3), "float32"), np.ones((8, 1), "float32"), epochs=3, verbose=0)
+        """, 14, "np.random in a Keras train_step: fit traces it, so every step gets the same draw",
+            proof=Proof(check="assert len(set(history.history['scale'])) == 1, history.history"))),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            class Regressor(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(1)
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    scale = np.random.uniform(0.5, 1.5)
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((self(x) - y) ** 2) * scale
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss, "scale": tf.constant(scale)}
+
+            model = Regressor()
+            model.compile(optimizer="sgd", run_eagerly=True)
+            history = model.fit(np.ones((8, 3), "float32"), np.ones((8, 1), "float32"), epochs=3, verbose=0)
+        """, "np.random in a Keras train_step compiled with run_eagerly=True: a new draw on every step",
+            proof=Proof(check="assert len(set(history.history['scale'])) == 3, history.history")),
+        valid("""
+            import tensorflow as tf
+
+            def jitter(image):
+                return image + tf.random.normal([], 0.0, 0.1)
+
+            images = tf.data.Dataset.from_tensor_slices(tf.zeros([4, 2])).map(jitter)
+            noise = [float(image[0]) for image in images]
+        """, "tf.random in a Dataset.map function draws for every element",
+            proof=Proof(check="assert len(set(noise)) == 4, noise")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            @tf.function
+            def power(x):
+                a = tf.constant(np.random.randn(20, 20), dtype=tf.float32)
+                c = a
+                for _ in range(5):
+                    c = c @ a
+                return tf.reduce_mean(c + x)
+
+            first, second = float(power(tf.constant(1.0))), float(power(tf.constant(1.0)))
+        """, "a random matrix made a graph constant with tf.constant: a fixed value is what it asks for",
+            proof=Proof(check="assert first == second")),
     )
 
     def check(self, ctx: Context) -> None:
         state = file_state(ctx.facts)
+        bodies = traced_bodies(ctx)
+        if not bodies:
+            return
         for site in ctx.facts.calls:
-            traced = site.scope.traced_by
-            if traced is None:
+            function = site.scope.function
+            body = bodies.get(id(function.node)) if function is not None else None
+            if body is None:
                 continue
             found = _frozen(site, state, ctx)
-            if found is None or _is_seed_argument(site.node, site.scope.node) or _seeded(site, ctx):
+            if found is None or _is_seed_argument(site.node, site.scope.node) or _seeded(site, ctx) \
+                    or _made_constant(site, ctx):
                 continue
             what, instead = found
-            label = function_label(traced)
             ctx.report(
                 site.node,
-                f"`{what}` runs only while TensorFlow traces {label}: its value is computed once and "
+                f"`{what}` runs only while TensorFlow traces {body.where}: its value is computed once and "
                 f"baked into the graph, so every later call gets the same value. Use {instead} inside "
                 "the function, or compute the value outside and pass it in as a tensor.",
-                related=[ctx.related(traced.origin, "traced by this tf.function")],
+                related=[ctx.related(body.origin, body.note)],
                 fix=_tf_random(ctx, site),
             )
 
@@ -439,7 +532,7 @@ def _is_generator(expr: ast.expr, site: CallSite, state: FileState, ctx: Context
     """`rng` (module or closure) or `self.rng` bound to a NumPy/Python random generator."""
     if isinstance(expr, ast.Name):
         defining = state.defining_scope(site.scope, expr.id)
-        if defining is None or (defining.kind != "module" and defining.traced_by is not None):
+        if defining is None or (defining.kind != "module" and id(defining.node) in traced_bodies(ctx)):
             return False
         bindings = [b for b in state.names(defining).bindings.get(expr.id, [])]
     else:
@@ -451,6 +544,22 @@ def _is_generator(expr: ast.expr, site: CallSite, state: FileState, ctx: Context
     return bool(bindings) and all(
         b.kind == "assign" and isinstance(b.value, ast.Call)
         and ctx.facts.imports.resolve(b.value.func) in _GENERATORS for b in bindings)
+
+
+def _made_constant(site: CallSite, ctx: Context) -> bool:
+    """The draw is the value of `tf.constant(...)` (also through `.astype(...)` / `.reshape(...)`):
+    the code asks for a constant of the graph, and a value fixed when the graph is built is what
+    it gets (`tf.constant(np.random.randn(2000, 2000))`, a random matrix to benchmark with)."""
+    for node in ast.walk(site.scope.node):
+        if not isinstance(node, ast.Call) or ctx.facts.imports.resolve(node.func) != "tensorflow.constant":
+            continue
+        value = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "value"), None)
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                and value.func.attr in ("astype", "reshape") and value is not site.node:
+            value = value.func.value
+        if value is site.node:
+            return True
+    return False
 
 
 def _is_seed_argument(call: ast.Call, root: ast.AST) -> bool:

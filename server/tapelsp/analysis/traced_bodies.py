@@ -1,0 +1,124 @@
+"""The function bodies whose Python code runs only while TensorFlow traces them, for the rules
+on Python side effects and randomness (FUNC007, FUNC008).
+
+A body inside a `tf.function` (`Scope.traced_by`), and the two kinds TensorFlow traces without
+one:
+
+* a function given to `Dataset.map` / `filter` / `flat_map` / `interleave` / `reduce`: tf.data
+  always traces it into a graph, once per pipeline, eager mode or not, and also under
+  `tf.config.run_functions_eagerly(True)` (only `tf.data.experimental.enable_debug_mode()`
+  runs it as Python);
+* a Keras model's `train_step` / `test_step` / `predict_step`, which `fit` / `evaluate` /
+  `predict` wrap in a tf.function of their own, unless the file asks Keras to run eagerly
+  (`compile(run_eagerly=True)`, `model.run_eagerly = True`,
+  `tf.config.run_functions_eagerly(True)`).
+
+A def or lambda given to `tf.numpy_function` / `tf.py_function` runs as Python on every call and
+is none of them. The traces themselves come from `traced.trace_of`.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ..facts.model import Scope
+
+_DATASET_METHODS = frozenset({"map", "filter", "flat_map", "interleave", "reduce"})
+_KERAS_STEPS = frozenset({"train_step", "test_step", "predict_step"})
+
+
+@dataclass(frozen=True, eq=False)
+class Body:
+    """A function or lambda scope that runs only while TensorFlow traces `root`."""
+
+    scope: Scope
+    root: ast.AST           # the tf.function's def or lambda, the function given to tf.data, the Keras step
+    label: str              # "`step`"
+    where: str              # "the tf.function `step`", "`augment`, which `ds.map` traces into a graph"
+    origin: ast.AST         # what makes it a trace: the decorator, the `ds.map(...)` call, the method
+    note: str               # the related note on `origin`
+    implicit: bool = False  # traced without an explicit tf.function
+
+
+def traced_bodies(ctx) -> dict[int, Body]:
+    """Every function and lambda scope TensorFlow traces, by id of its node."""
+    facts = ctx.facts
+    found = facts.__dict__.get("_traced_bodies")
+    if found is not None:
+        return found
+    from .python_state import function_label
+    from .traced import function_name
+
+    found = {}
+    for scope in facts.scopes:
+        if scope.kind not in ("function", "lambda"):
+            continue
+        traced = scope.traced_by
+        if traced is not None:
+            label = function_label(traced)
+            found[id(scope.node)] = Body(scope, traced.node or scope.node, label, f"the tf.function {label}",
+                                         traced.origin, "traced by this tf.function")
+    if _may_trace_implicitly(facts):
+        from .traced import trace_of
+        from .values import DATASET, METHOD, Value, values_for
+
+        values = values_for(ctx)
+        eager_keras = _keras_runs_eagerly(facts)
+        for scope in facts.scopes:
+            if scope.kind not in ("function", "lambda") or id(scope.node) in found or _eager_callback(scope):
+                continue
+            trace = trace_of(values, scope, combinators=True)
+            if trace is None or trace.tf_function is not None:
+                continue  # a helper a tf.function calls: left to the lexical bodies above
+            if trace.caller is not None:
+                method = values.value(trace.caller.func)
+                if not (method.kind == METHOD and isinstance(method.ref, Value) and method.ref.kind == DATASET):
+                    continue  # tf.map_fn, tf.cond...: eager outside a tf.function
+                caller = f"Dataset.{trace.caller.func.attr}" if isinstance(trace.caller.func, ast.Attribute) \
+                    else ast.unparse(trace.caller.func)
+                found[id(scope.node)] = Body(scope, trace.node, function_name(trace.node),
+                                             f"{function_name(trace.node)}, which `{caller}` traces into a graph",
+                                             trace.caller, "traces this function", implicit=True)
+            elif trace.keras and not eager_keras:
+                found[id(scope.node)] = Body(scope, trace.node, function_name(trace.node),
+                                             f"{function_name(trace.node)}, which Keras traces into a tf.function",
+                                             trace.origin, "Keras traces this method under fit / evaluate / predict",
+                                             implicit=True)
+    facts.__dict__["_traced_bodies"] = found
+    return found
+
+
+def _may_trace_implicitly(facts) -> bool:
+    """A cheap test: a call of a tf.data method that traces, or a def of a Keras step."""
+    return any(site.method in _DATASET_METHODS for site in facts.calls) or any(
+        isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name in _KERAS_STEPS
+        for cls in facts.classes.values() for m in cls.body)
+
+
+def _eager_callback(scope: Scope | None) -> bool:
+    while scope is not None and scope.kind in ("function", "lambda"):
+        if scope.eager_callback:
+            return True
+        scope = scope.parent
+    return False
+
+
+def _keras_runs_eagerly(facts) -> bool:
+    """The file asks Keras to run its steps as Python: `run_eagerly=` in a call (compile) or an
+    assignment to `.run_eagerly` with anything but False, or `tf.config.run_functions_eagerly(True)`."""
+    from .guards import runs_functions_eagerly
+
+    if runs_functions_eagerly(facts):
+        return True
+
+    def eager(value: ast.expr) -> bool:
+        return not (isinstance(value, ast.Constant) and value.value is False)
+    for site in facts.calls:
+        if any(k.arg == "run_eagerly" and eager(k.value) for k in site.node.keywords):
+            return True
+    for node in ast.walk(facts.tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "run_eagerly"
+                                                for t in node.targets) and eager(node.value):
+            return True
+    return False
