@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass
 
 from ..facts.model import CallSite, Facts, Scope, TfFunction
+from ..facts.walk import statements_breadth_first
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -326,12 +327,21 @@ def keras3_calls(values) -> dict[int, ast.ClassDef]:
     found = facts.__dict__.get("_keras3_calls")
     if found is None:
         found = {}
-        # `Cls.call = tf.autograph.to_graph(Cls.call)` (or any rebinding of `call`): converted.
-        rebound = {target.value.id for node in ast.walk(facts.tree) if isinstance(node, ast.Assign)
-                   for target in node.targets if isinstance(target, ast.Attribute) and target.attr == "call"
-                   and isinstance(target.value, ast.Name)}
+        rebound: set[str] | None = None
         for cls in facts.classes.values():
-            if values.class_kind(cls) not in (LAYER, MODEL) or cls.name in rebound:
+            if not any(isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name == "call"
+                       and not m.decorator_list for m in cls.body):
+                continue  # no undecorated `call`: nothing to find (the cheap look first)
+            if values.class_kind(cls) not in (LAYER, MODEL):
+                continue
+            if rebound is None:
+                # `Cls.call = tf.autograph.to_graph(Cls.call)` (or any rebinding of `call`): converted.
+                # Assignments are statements: walked without visiting any expression.
+                rebound = {target.value.id for node in statements_breadth_first(facts.tree)
+                           if isinstance(node, ast.Assign) for target in node.targets
+                           if isinstance(target, ast.Attribute) and target.attr == "call"
+                           and isinstance(target.value, ast.Name)}
+            if cls.name in rebound:
                 continue
             if any(values.keras_major(ast.Call(func=base, args=[], keywords=[])) < 3 for base in cls.bases):
                 continue

@@ -82,8 +82,10 @@ def loss_function(loss: ast.expr, site: CallSite, values: ValueModel) -> ast.Lam
 def parameter_loops(facts) -> list[tuple[ast.For, str, list[ast.expr]]]:
     """`for p, g in zip([w, b], grads):` / `for p in [w, b]:` loops: the loop, the name bound to
     each listed parameter, and the listed expressions."""
+    from ...facts.walk import statements_breadth_first
+
     out = []
-    for node in ast.walk(facts.tree):
+    for node in statements_breadth_first(facts.tree):  # loops are statements: ast.walk's order, fewer nodes
         if isinstance(node, (ast.For, ast.AsyncFor)):
             listed = _listed(node)
             if listed is not None:

@@ -234,7 +234,8 @@ class TensorUpdatedAsVariable(Rule):
                     effect = (f"`minimize` on {ctx.where(found.site.node)} raises AttributeError "
                               f"\"... {NO_UNIQUE_ID}\" (a Keras 2 optimizer updates tf.Variables only)")
                 report(element, value, found.site.node, effect)
-        for loop, target, listed in parameter_loops(facts):
+        # A loop's update is a `.assign*(...)` call: no such word in the text, no loop to look at.
+        for loop, target, listed in parameter_loops(facts) if "assign" in facts.source.text else ():
             scope = values.scope_at(loop)
             for use, method in assigns_on(loop, target):
                 for element in listed:
