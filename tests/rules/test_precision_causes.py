@@ -1,0 +1,127 @@
+"""The causes removed for issue 18 (FUNC003, FUNC005, FUNC010, OPT002) stay narrow: each
+exemption has a near variant that is still the bug and is still reported. (The exempt forms
+themselves are the rules' valid examples, which tests/runtime runs under TensorFlow.)"""
+
+from __future__ import annotations
+
+import inspect
+
+import tapelsp
+from tapelsp import Settings
+
+
+def lines(code: str, source: str) -> list[int]:
+    text = inspect.cleandoc(source) + "\n"
+    found = tapelsp.check_source(text, "t.py", Settings(tensorflow_version="2.21", select=(code,)))
+    return sorted(v.range.start.line + 1 for v in found if v.code == code)
+
+
+def test_func003_a_helper_also_called_without_the_guard_is_reported() -> None:
+    source = """
+        import tensorflow as tf
+
+        class Tracker(tf.Module):
+            def __init__(self):
+                super().__init__()
+                self.mean = None
+
+            def _make_mean(self):
+                self.mean = tf.keras.metrics.Mean()
+
+            @tf.function
+            def __call__(self, x):
+                if self.mean is None:
+                    self._make_mean()
+                self._make_mean()
+                self.mean.update_state(x)
+                return self.mean.result()
+    """
+    assert lines("FUNC003", source) == [9]
+    only_guarded = source.replace("\n                self._make_mean()\n", "\n")
+    assert only_guarded.count("self._make_mean()") == 1 and lines("FUNC003", only_guarded) == []
+
+
+def test_func010_a_closure_over_tensors_of_the_loop_is_reported() -> None:
+    # The loop's values are tensors: one tf.function taking `x` as an argument would trace once.
+    source = """
+        import tensorflow as tf
+
+        def total(batches):
+            out = []
+            for x in batches:
+                @tf.function
+                def step():
+                    return tf.reduce_sum(x)
+                out.append(step())
+            return out
+    """
+    assert lines("FUNC010", source) == [6]
+    assert lines("FUNC010", source.replace("for x in batches:", "for x in (1, 2):")) == []
+
+
+def test_func010_a_loop_that_does_not_pass_its_value_is_reported() -> None:
+    source = """
+        import tensorflow as tf
+
+        class Sampler:
+            sizes = (2, 4)
+
+            def sample(self, x, i):
+                size = self.sizes[i]
+
+                @tf.function
+                def draw(x):
+                    return tf.reduce_sum(x[:size])
+                return draw(x)
+
+        sampler = Sampler()
+        for i in range(2):
+            sampler.sample(tf.range(5.0), 0)
+    """
+    assert lines("FUNC010", source) == [9]
+    assert lines("FUNC010", source.replace("tf.range(5.0), 0)", "tf.range(5.0), i)")) == []
+
+
+def test_func005_a_train_step_also_run_by_fit_is_reported() -> None:
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        class Logged(tf.keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = tf.keras.layers.Dense(1)
+
+            def call(self, x):
+                return self.dense(x)
+
+            def train_step(self, data):
+                x, y = data
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean((self(x) - y) ** 2)
+                print(loss.numpy())
+                return {"loss": loss}
+
+        model = Logged()
+        model.compile(optimizer="sgd")
+        model.train_step((tf.ones((4, 3)), tf.zeros((4, 1))))
+        model.fit(np.ones((4, 3)), np.zeros((4, 1)), verbose=0)
+    """
+    assert lines("FUNC005", source) == [16]
+    assert lines("FUNC005", source.replace("        model.fit(np.ones((4, 3)), np.zeros((4, 1)), verbose=0)\n", "")) == []
+
+
+def test_opt002_code_past_an_exit_when_not_eager_is_eager_code() -> None:
+    source = """
+        import tensorflow as tf
+
+        def train_op():
+            if not tf.executing_eagerly():
+                raise RuntimeError("eager only")
+            w = tf.Variable(2.0)
+            loss = tf.square(w)
+            optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+            return optimizer.minimize(loss)
+    """
+    assert lines("OPT002", source) == [9]
+    assert lines("OPT002", source.replace("if not tf.executing_eagerly()", "if tf.executing_eagerly()")) == []
