@@ -11,6 +11,7 @@ from ...analysis.gradcalls import (
     Origin,
     calls_by_node,
     connected,
+    fast_slice,
     gradient_call_in,
     gradient_calls,
     in_foreign_tape,
@@ -111,6 +112,49 @@ class TargetAfterBlock(Rule):
                 loss = tf.reduce_sum(per_example)
             grads = tape.gradient(loss, w)
         """, fixed_proof=Proof(check="assert grads.numpy().tolist() == [2.0, 4.0]")),
+        invalid("""
+            import tensorflow as tf
+
+            x = tf.constant(3.0)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+            y = x * x
+            dy_dx = tape.gradient(y, x)
+        """, 6, "the target computed after the block from the watched source itself",
+            proof=Proof(check="assert dy_dx is None"),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.constant(3.0)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = x * x
+            dy_dx = tape.gradient(y, x)
+        """, fixed_proof=Proof(check="assert float(dy_dx) == 6.0")),
+        invalid("""
+            import tensorflow as tf
+
+            def f(x):
+                return x ** 2
+
+            x = tf.constant(3.0)
+            with tf.GradientTape() as t:
+                t.watch(x)
+            g = t.gradient(f(x), x)
+        """, 9, "the target computed in the call from the watched source alone",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import tensorflow as tf
+
+            def f(x):
+                return x ** 2
+
+            x = tf.constant(3.0)
+            with tf.GradientTape() as t:
+                t.watch(x)
+                loss = f(x)
+            g = t.gradient(loss, x)
+        """, fixed_proof=Proof(check="assert float(g) == 6.0")),
         invalid("""
             import tensorflow as tf
 
@@ -278,6 +322,14 @@ class TargetAfterBlock(Rule):
                 related=related, fix=_move_offer(ctx, call, None, where))
             return
         stmt = origin.d.stmt
+        if recorded_def is None:
+            ctx.report(
+                stmt,
+                f"`{origin.d.name}` is computed on {ctx.where(stmt)} from the gradient's sources, after the block "
+                f"of `{entry.name}` (opened on {ctx.where(entry.node)}) ended: the tape recorded none of these "
+                f"operations, so {effect}. Move this computation into the `with` block.",
+                related=related, fix=_move_offer(ctx, call, stmt, None))
+            return
         ctx.report(
             stmt,
             f"`{origin.d.name}` is computed on {ctx.where(stmt)}, after the block of `{entry.name}` (opened on "
@@ -343,7 +395,9 @@ def _outside(call: GradCall, by_node) -> tuple[Origin, object] | None:
             if not _makes_op(origin.expr):
                 continue
             source = connected(call.flow, origin.expr, call.node, entry)
-            if source is not None:
+            if source is not None or _uses_a_source(origin.expr, call):
+                # Computed in the call from something recorded, or from a source itself
+                # (`t.gradient(f(x), x)`): none of these ops ran while the tape recorded.
                 found.append((origin, source))
             continue
         d = origin.d
@@ -360,10 +414,31 @@ def _outside(call: GradCall, by_node) -> tuple[Origin, object] | None:
             source = connected(call.flow, ast.Name(id=d.name, ctx=ast.Load()), d.stmt, entry)
         if source is not None:
             found.append((origin, source))
+        elif d.kind == "assign" and _makes_op(origin.expr) and _from_a_source(call, origin.expr, d.stmt):
+            # Computed after the block from a source itself (`y = x * x` with `x` watched, a
+            # Variable): no op between the source and the target was recorded.
+            found.append((origin, None))
     if not found:
         return None
     found.sort(key=lambda pair: position(pair[0].d.stmt if pair[0].d else pair[0].expr))  # type: ignore[union-attr]
     return found[0]
+
+
+def _uses_a_source(expr: ast.expr, call: GradCall) -> bool:
+    """Does `expr` read one of the plain names the gradient call differentiates with respect to?"""
+    sources = call.sources
+    names = [sources] if isinstance(sources, ast.Name) else \
+        list(sources.elts) if isinstance(sources, (ast.List, ast.Tuple)) else []
+    wanted = {n.id for n in names if isinstance(n, ast.Name)}
+    return any(isinstance(n, ast.Name) and n.id in wanted for n in ast.walk(expr))
+
+
+def _from_a_source(call: GradCall, expr: ast.expr, at: ast.AST) -> bool:
+    """`expr` (at `at`) reads a source of the gradient call, itself or through the definitions
+    it is computed from."""
+    if _uses_a_source(expr, call):
+        return True
+    return any(d.value is not None and _uses_a_source(d.value, call) for d in fast_slice(call.flow, expr, at))
 
 
 def _makes_op(expr: ast.expr) -> bool:
