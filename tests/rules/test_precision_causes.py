@@ -125,3 +125,49 @@ def test_opt002_code_past_an_exit_when_not_eager_is_eager_code() -> None:
     """
     assert lines("OPT002", source) == [9]
     assert lines("OPT002", source.replace("if not tf.executing_eagerly()", "if tf.executing_eagerly()")) == []
+
+
+def test_func010_an_outer_loop_that_repeats_the_values_is_reported() -> None:
+    # `for _ in range(3)` calls sample(x, 0) and sample(x, 1) three times each: 6 traces for 2 values.
+    source = """
+        import tensorflow as tf
+
+        class Sampler:
+            sizes = (2, 4)
+
+            def sample(self, x, i):
+                size = self.sizes[i]
+
+                @tf.function
+                def draw(x):
+                    return tf.reduce_sum(x[:size])
+                return draw(x)
+
+        sampler = Sampler()
+        for _ in range(3):
+            for i in range(2):
+                sampler.sample(tf.range(5.0), i)
+    """
+    assert lines("FUNC010", source) == [9]
+
+
+def test_func010_a_closure_over_data_sliced_by_the_loop_value_is_reported() -> None:
+    # xb is an array: one tf.function taking it as an argument would trace once.
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        def run(x):
+            w = tf.Variable(tf.zeros((3, 1)))
+            for start in range(0, len(x), 16):
+                xb = x[start:start + 16]
+
+                @tf.function
+                def step():
+                    return tf.reduce_sum(xb @ w)
+                step()
+
+        run(np.ones((64, 3), np.float32))
+    """
+    assert lines("FUNC010", source) == [9]
+    assert lines("FUNC010", source.replace("xb = x[start:start + 16]", "xb = start * 2")) == []

@@ -6,6 +6,7 @@ from ...facts.model import CallSite, Facts, Scope
 from ...model import Severity
 from ...versions import VersionRange
 from ...analysis.python_state import FileState, file_state, inside, own_nodes
+from ...analysis.values import NUMPY_VALUES, TF_VALUES, ValueModel, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -286,14 +287,14 @@ def _decorated_per_call(node: ast.FunctionDef | ast.AsyncFunctionDef, parent: Sc
         return None
     loop = _enclosing_loop(node, parent)
     if loop is not None:
-        if _specialized(node, parent.node, _python_values_of(loop)):
+        if _specialized(node, parent, _python_values_of(loop), values_for(ctx)):
             return None
         if any(inside(c, loop) for c in calls):
             return _why(f"on every iteration of the loop on {ctx.where(loop)}"), [ctx.related(loop, "the loop")]
         return None
     if any(_in_loop_of(c, parent) for c in calls) or _guarded(node, parent):
         return None
-    caller = _repeated_caller(parent.node, parent, ctx.facts, decorated=node)
+    caller = _repeated_caller(parent.node, parent, ctx.facts, decorated=node, values=values_for(ctx))
     if caller is None:
         return None
     return _per_call(parent.node, caller, ctx)
@@ -368,7 +369,7 @@ def _name(node: ast.AST) -> str:
 
 
 def _repeated_caller(owner: ast.AST, scope: Scope, facts: Facts,
-                     decorated: ast.AST | None = None) -> CallSite | None:
+                     decorated: ast.AST | None = None, values: ValueModel | None = None) -> CallSite | None:
     """A call of the function `owner` made inside a loop of this file (evidence it runs many times).
 
     Without such evidence (a library function, a test, an entry point) the function may well
@@ -392,7 +393,8 @@ def _repeated_caller(owner: ast.AST, scope: Scope, facts: Facts,
                 continue
         elif not (isinstance(func, ast.Name) and func.id == owner.name):
             continue
-        if decorated is not None and _specialized(decorated, owner, _varied_parameters(site, owner, is_method)):
+        if decorated is not None and values is not None \
+                and _specialized(decorated, scope, _varied_parameters(site, owner, is_method), values):
             continue
         return site
     return None
@@ -420,13 +422,15 @@ def _python_valued(expr: ast.expr) -> bool:
 
 
 def _varied_parameters(site: CallSite, owner: ast.FunctionDef | ast.AsyncFunctionDef, is_method: bool) -> set[str]:
-    """The parameters of `owner` that this call, in a loop over Python values, passes the
-    loop's value to (`self.sample(mean, i)` in `for i in range(k):`)."""
+    """The parameters of `owner` that this call, in loops over Python values, passes the
+    loops' values to (`self.sample(mean, i)` in `for i in range(k):`). None when a loop around
+    the call passes nothing of its own: it repeats the same calls."""
     varied: set[str] = set()
     for loop in site.loops:
-        varied |= _python_values_of(loop)
-    if not varied:
-        return set()
+        own = _python_values_of(loop)
+        if not own or not any(_reads(a, own) for a in (*site.node.args, *(k.value for k in site.node.keywords))):
+            return set()
+        varied |= own
     params = [a.arg for a in (*owner.args.posonlyargs, *owner.args.args)]
     if is_method and params:
         params = params[1:]
@@ -436,13 +440,16 @@ def _varied_parameters(site: CallSite, owner: ast.FunctionDef | ast.AsyncFunctio
     return found
 
 
-def _specialized(decorated: ast.AST, owner: ast.AST, varied: set[str]) -> bool:
-    """Does the trace of `decorated` (a def in `owner`) read one of the `varied` Python values,
-    directly or through a local of `owner` computed from one (`n = sizes[i]`) or a nested def
-    reading one? Then every value needs a trace of its own, and one tf.function made once would
-    keep the first value baked into its trace."""
+def _specialized(decorated: ast.AST, scope: Scope, varied: set[str], values: ValueModel) -> bool:
+    """Does the trace of `decorated` (a def in the function of `scope`) read one of the `varied`
+    Python values, directly or through a local computed from one (`n = sizes[i]`) or a nested
+    def reading one? Then every value needs a trace of its own, and one tf.function made once
+    would keep the first value baked into its trace. A local holding a tensor or an array
+    (`xb = x[i:i + 16]`) is data, not one: a tf.function made once could take it as an argument
+    and trace once."""
     if not varied:
         return False
+    owner = scope.node
     dependent = set(varied)
     changed = True
     while changed:
@@ -455,7 +462,8 @@ def _specialized(decorated: ast.AST, owner: ast.AST, varied: set[str]) -> bool:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     for name in ast.walk(target):
-                        if isinstance(name, ast.Name) and name.id not in dependent:
+                        if isinstance(name, ast.Name) and name.id not in dependent \
+                                and values.value(name, scope).kind not in _DATA:
                             dependent.add(name.id)
                             changed = True
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not owner \
@@ -463,6 +471,9 @@ def _specialized(decorated: ast.AST, owner: ast.AST, varied: set[str]) -> bool:
                 dependent.add(node.name)
                 changed = True
     return any(_reads(statement, dependent) for statement in decorated.body)
+
+
+_DATA = TF_VALUES | NUMPY_VALUES
 
 
 def _reads(node: ast.AST, names: set[str]) -> bool:
