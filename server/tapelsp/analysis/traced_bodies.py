@@ -14,7 +14,8 @@ one:
   `tf.config.run_functions_eagerly(True)`).
 
 A def or lambda given to `tf.numpy_function` / `tf.py_function` runs as Python on every call and
-is none of them. The traces themselves come from `traced.trace_of`.
+is none of them; nor is a decorated def given to tf.data (it gets what the decorator returns,
+such as a wrapper that calls the def through `tf.py_function`). The traces themselves come from `traced.trace_of`.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ def traced_bodies(ctx) -> dict[int, Body]:
             if trace is None or trace.tf_function is not None:
                 continue  # a helper a tf.function calls: left to the lexical bodies above
             if trace.caller is not None:
+                if getattr(trace.node, "decorator_list", None):
+                    continue  # tf.data gets what the decorator returns (a tf.py_function wrapper...), not the def
                 method = values.value(trace.caller.func)
                 if not (method.kind == METHOD and isinstance(method.ref, Value) and method.ref.kind == DATASET):
                     continue  # tf.map_fn, tf.cond...: eager outside a tf.function
@@ -121,4 +124,24 @@ def _keras_runs_eagerly(facts) -> bool:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "run_eagerly"
                                                 for t in node.targets) and eager(node.value):
             return True
+    return False
+
+
+def in_eager_branch(node: ast.AST, body: Body, facts) -> bool:
+    """`node` is in the eager branch of a `tf.executing_eagerly()` test inside the traced body
+    (`if tf.executing_eagerly(): print(x.numpy())`): while TensorFlow traces, that test is
+    False, so the branch does not run in the trace at all."""
+    from .guards import _eager_branch, ancestors
+
+    for child, parent in ancestors(node, facts):
+        if parent is body.scope.node:
+            return False
+        if isinstance(parent, ast.If):
+            branch = _eager_branch(parent.test, facts.imports)
+            if (branch == "body" and child in parent.body) or (branch == "orelse" and child in parent.orelse):
+                return True
+        elif isinstance(parent, ast.IfExp):
+            branch = _eager_branch(parent.test, facts.imports)
+            if (branch == "body" and child is parent.body) or (branch == "orelse" and child is parent.orelse):
+                return True
     return False

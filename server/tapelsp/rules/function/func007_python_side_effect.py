@@ -6,7 +6,7 @@ from ...facts.model import Scope
 from ...model import Applicability, Severity
 from ...versions import VersionRange
 from ...analysis.python_state import FileState, file_state, is_container, is_number, self_attribute
-from ...analysis.traced_bodies import Body, traced_bodies
+from ...analysis.traced_bodies import Body, in_eager_branch, traced_bodies
 from ..tape._fixes import unfixed
 from ._fixes import tf_alias
 from ..base import Context, Proof, Rule, invalid, valid
@@ -475,6 +475,24 @@ class PythonSideEffect(Rule):
         valid("""
             import tensorflow as tf
 
+            @tf.function
+            def scale(x):
+                if tf.executing_eagerly():
+                    print("eager value", x.numpy())
+                return x * 2.0
+
+            y = scale(tf.constant(1.0))
+        """, "print in the eager branch of `if tf.executing_eagerly():`: the branch does not run in the trace",
+            proof=Proof(check="""
+                import contextlib, io
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out):
+                    z = scale(tf.constant([1.0, 2.0]))  # a new shape: traces again
+                assert float(y) == 2.0 and out.getvalue() == "", out.getvalue()
+            """)),
+        valid("""
+            import tensorflow as tf
+
             def traced_shape(fn, spec):
                 seen = []
 
@@ -520,7 +538,7 @@ class PythonSideEffect(Rule):
             for node in state.own(scope.node, _SIDE_EFFECT_NODES):
                 found = _side_effect(node, scope, state, ctx, bodies)
                 if found is None or _deliberate(node, found[2], scope, ctx) \
-                        or _observes_trace(node, found[2], body, state):
+                        or _observes_trace(node, found[2], body, state) or in_eager_branch(node, body, ctx.facts):
                     continue
                 where, message, kind, related = found
                 related_info = [ctx.related(body.origin, body.note)]

@@ -6,7 +6,7 @@ from ...facts.model import CallSite
 from ...model import Applicability, Severity
 from ...versions import VersionRange
 from ...analysis.python_state import FileState, file_state, self_attribute
-from ...analysis.traced_bodies import traced_bodies
+from ...analysis.traced_bodies import in_eager_branch, traced_bodies
 from ..tape._fixes import unfixed
 from ._fixes import tensor_context, tf_alias
 from ..base import Context, Proof, Rule, invalid, valid
@@ -410,6 +410,23 @@ class PythonRandomness(Rule):
         """, "tf.random in a Dataset.map function draws for every element",
             proof=Proof(check="assert len(set(noise)) == 4, noise")),
         valid("""
+            import time
+            import tensorflow as tf
+
+            def eager(func):
+                def wrapper(x):
+                    return tf.py_function(func, [x], tf.float64)
+                return wrapper
+
+            @eager
+            def stamp(x):
+                return time.perf_counter() + 0.0 * float(x)
+
+            stamps = [float(t) for t in tf.data.Dataset.range(3).map(stamp)]
+        """, "a decorated def given to Dataset.map: tf.data traces the decorator's tf.py_function wrapper, "
+             "which runs the def as Python per element",
+            proof=Proof(check="assert len(set(stamps)) == 3, stamps")),
+        valid("""
             import numpy as np
             import tensorflow as tf
 
@@ -438,7 +455,7 @@ class PythonRandomness(Rule):
                 continue
             found = _frozen(site, state, ctx)
             if found is None or _is_seed_argument(site.node, site.scope.node) or _seeded(site, ctx) \
-                    or _made_constant(site, ctx):
+                    or _made_constant(site, ctx) or in_eager_branch(site.node, body, ctx.facts):
                 continue
             what, instead = found
             ctx.report(
