@@ -142,6 +142,27 @@ class ForwardBeforeTape(Rule):
         invalid("""
             import tensorflow as tf
 
+            class Classifier(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(3)
+                    self.loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def gradients(self, x, y):
+                    logits = self(x, training=True)
+                    with tf.GradientTape() as tape:
+                        loss = self.loss_fn(y, logits)
+                    return tape.gradient(loss, self.trainable_variables)
+
+            grads = Classifier().gradients(tf.ones([4, 2]), tf.constant([0, 1, 2, 0]))
+        """, 13, "the loss object held in an attribute of the model: the loss runs in the tape, not the model",
+            proof=Proof(check="assert grads and all(g is None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
             W = tf.Variable([[0.5], [-0.5]])
             b = tf.Variable([0.1])
 
@@ -428,11 +449,35 @@ def _used_later(ctx: Context, call: GradCall, slice_: list[Def], name: str, thre
         return True
     head = name.split(".")[0]
     for value, _stmt in values:
-        if mentions(value, name) or may_reach(lookup, value, head, local, call.flow.scope):
+        if _mentions_model(lookup, value, name, call.flow.scope) or may_reach(lookup, value, head, local,
+                                                                               call.flow.scope):
             return True
         if "." in name and _calls_method_of(value, head):
             return True  # `self.compute_loss(...)` may call `self.actor` itself
     return False
+
+
+def _mentions_model(lookup, value: ast.AST, name: str, scope) -> bool:
+    """Does `value` name the model `name` other than to read an attribute of it that the value
+    model knows as a library object (`self.loss_fn(y, pred)` with `self.loss_fn` a Keras loss:
+    the loss runs, not the model)? A plain name only; a dotted one is `mentions`."""
+    if "." in name:
+        return mentions(value, name)
+    library_reads: set[int] = set()
+    for node in ast.walk(value):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name \
+                and _library_object(lookup.value(node, scope)):
+            library_reads.add(id(node.value))
+    return any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+               and id(node) not in library_reads for node in ast.walk(value))
+
+
+def _library_object(value) -> bool:
+    """An object a library constructor made (a Keras loss or metric), known for certain."""
+    return value.certain and isinstance(value.ref, str) and value.kind in _LIBRARY_OBJECT_KINDS
+
+
+_LIBRARY_OBJECT_KINDS = frozenset({"loss", "metric"})
 
 
 _MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "write",
