@@ -686,7 +686,11 @@ def _frozen(values: ValueModel) -> tuple[set[int], bool]:
     found: set[int] = set()
     unknown = False
     facts = values.facts
-    for node in ast.walk(facts.tree):
+    if "trainable" not in facts.source.text:
+        return found, unknown  # no `x.trainable = ...`: no walk of the tree
+    from ..facts.walk import statements_breadth_first
+
+    for node in statements_breadth_first(facts.tree):  # assignments are statements: ast.walk's order
         if not isinstance(node, ast.Assign):
             continue
         for target in node.targets:
@@ -1092,7 +1096,11 @@ def _eager_keras(facts: Facts) -> bool:
 
     if runs_functions_eagerly(facts):
         return True
-    for node in ast.walk(facts.tree):
+    if "run_eagerly" not in facts.source.text:
+        return False  # no `x.run_eagerly = ...`: no walk of the tree
+    from ..facts.walk import statements_breadth_first
+
+    for node in statements_breadth_first(facts.tree):  # assignments are statements
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "run_eagerly"
                                                 for t in node.targets):
             if not (isinstance(node.value, ast.Constant) and node.value.value is False):

@@ -154,6 +154,9 @@ class EmptySources(Rule):
     # -- Keras models read before they are built --
 
     def _unbuilt_reads(self, ctx: Context, values: ValueModel) -> None:
+        text = ctx.facts.source.text
+        if "variables" not in text and "weights" not in text:
+            return  # no `.trainable_variables` / `.weights` (...) read: no tree walk
         for holder, read in _kept_reads(ctx.facts.tree):
             model = read.value
             if not isinstance(model, ast.Name):
