@@ -31,13 +31,23 @@ class PythonSideEffect(Rule):
     Python list, dict or set defined outside the function (`log.append(x)`,
     `cache[k] = v`), Python counters kept in a global, a closure or an attribute
     (`self.calls += 1` on a Python int), and file writes (`open(path, "w")`).
-    `print` is reported as information, the others as warnings.
+    `print` is reported as information, the others as warnings. Also in the bodies
+    TensorFlow traces without a `tf.function`: a function given to `Dataset.map`, `filter`,
+    `flat_map`, `interleave` or `reduce` (tf.data traces it once, when the pipeline is
+    built, eager or not), and a Keras model's `train_step` / `test_step` / `predict_step`
+    (`fit` / `evaluate` / `predict` trace them unless Keras runs eagerly:
+    `compile(run_eagerly=True)`, `model.run_eagerly = True`).
 
     Not reported: trace-time code written as such. A `print` whose text says it marks
     tracing (`print("Tracing with", x)`), a counter named for traces (`num_traces += 1`),
     code under `with tf.init_scope():` (lifted out of the graph on purpose, once per
     trace), and a container filled once behind a guard that it is still empty
     (`if not cache: cache.append(tf.Variable(0.0))`, `if slot[0] is None: slot[0] = ...`).
+    State that observes the trace: a local of the function that makes the tf.function,
+    which calls it only outside loops, never lets it out and reads the state after it (a
+    test counting traces, a helper recording the shapes seen while tracing): each call of
+    that function makes a new tf.function that traces once. Code in the eager branch of a
+    `tf.executing_eagerly()` test (it does not run in the trace).
 
     ## Why is this bad?
     TensorFlow runs the Python body of a tf.function only while it traces it into a

@@ -57,7 +57,10 @@ class PythonRandomness(Rule):
     ## What it does
     Finds NumPy or Python randomness (`np.random.*`, `random.*`, a `RandomState` or
     `default_rng()` generator) and clock reads (`time.time()`, `datetime.now()`) in the
-    body of a `tf.function`.
+    body of a `tf.function`, and in the bodies TensorFlow traces without one: a function
+    given to `Dataset.map` / `filter` / `flat_map` / `interleave` / `reduce`, and a Keras
+    model's `train_step` / `test_step` / `predict_step` run by `fit` / `evaluate` /
+    `predict` (unless Keras runs eagerly: `compile(run_eagerly=True)`).
 
     ## Why is this bad?
     TensorFlow runs the Python body of a tf.function only while it traces it. A NumPy or
@@ -67,8 +70,10 @@ class PythonRandomness(Rule):
     time of the trace. TensorFlow says nothing.
 
     Not reported: randomness in a function given to `tf.numpy_function` or
-    `tf.py_function` (TensorFlow calls it as Python on every run), and in a body that
-    seeds the generator itself (`np.random.seed(10)`: fixed values on purpose).
+    `tf.py_function` (TensorFlow calls it as Python on every run), in a body that
+    seeds the generator itself (`np.random.seed(10)`: fixed values on purpose), a draw
+    made a graph constant with `tf.constant(np.random.randn(...))` (a fixed value is what
+    it asks for), and code in the eager branch of a `tf.executing_eagerly()` test.
 
     ## Example
     ```python
