@@ -762,3 +762,64 @@ def test_the_call_that_traces_a_function_passed_to_dataset_map():
     call = model.tracing_call(augment)
     assert isinstance(call, ast.Call) and ast.unparse(call.func).endswith(".map")
     assert model.tracing_call(unused) is None
+
+
+# --- what TNS001 needs to know (issues 16/17) -------------------------------------------------
+
+def test_numpy_functions_returning_tuples_hold_arrays_and_shapes_hold_numbers():
+    source = """
+        import numpy as np
+        a = np.ones((2, 3))
+        xs, ts = np.meshgrid(np.linspace(0.0, 1.0, 4), np.linspace(0.0, 1.0, 3))
+        k = a.shape[1] - np.argmax(a, axis=1)
+        rows = np.shape(a)[0]
+    """
+    assert name_after(source, "xs").kind == "ndarray"
+    assert name_after(source, "ts").kind == "ndarray"
+    assert name_after(source, "k").kind != "tensor"
+    assert kind(name_after(source, "rows")) == ("number", "int", "certain")
+    # TensorFlow's own ops that return several tensors still give tensors
+    assert name_after("import tensorflow as tf\nx, y = tf.meshgrid(tf.range(3), tf.range(2))", "x").kind == "tensor"
+
+
+def test_a_tensor_with_what_may_be_a_tensor_is_a_tensor():
+    source = """
+        import tensorflow as tf
+
+        def adapt(w, x):
+            return (x @ w) ** 2
+
+        out = adapt(tf.Variable([[1.0]]), tf.ones((1, 1)))
+        out = adapt(tf.ones((1, 1)), tf.ones((1, 1)))
+    """
+    value = returned(source)
+    assert value.kind == "tensor" and value.certain
+
+
+def returned(source: str) -> Value:
+    """The value of the first `return` of the module's code."""
+    source = textwrap.dedent(source)
+    tree = ast.parse(source)
+    model = values_of(build(tree, SourceText(source)))
+    return model.value(next(n for n in ast.walk(tree) if isinstance(n, ast.Return)).value)
+
+
+def test_a_batch_of_a_dataset_is_eager_in_eager_code_and_symbolic_in_a_tf_function():
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        ds = tf.data.Dataset.from_tensor_slices(np.ones((8, 3), np.float32)).batch(4)
+        for xb in ds:
+            eager = xb
+
+        @tf.function
+        def step(it):
+            traced = next(it)
+            return traced
+
+        step(iter(ds))
+    """
+    assert name_after(source, "eager").kind == "tensor" and name_after(source, "eager").symbolic is False
+    traced = returned(source)
+    assert traced.kind == "tensor" and traced.symbolic is True

@@ -139,6 +139,9 @@ class Value:
 
 
 UNKNOWN_VALUE = Value()
+# One element of a tf.data dataset: tensors (or a structure of them), eager or symbolic as the
+# code that iterates the dataset (`_iterated`); a dataset function's parameters are symbolic.
+_DATASET_ELEMENT = Value(TENSOR, False, ref="dataset element")
 # What a computation sees of its own result while it is still running (`x = x + 1` in a loop,
 # `self.total = self.total + t`): nothing yet. Joins ignore it, arithmetic with a number keeps it,
 # and nothing computed over it is kept before the computation it belongs to ends.
@@ -597,6 +600,9 @@ class ValueModel:
             if other and other[0].kind == UNKNOWN:
                 # TensorFlow converts whatever the other operand is (or raises): still a tensor.
                 certain = all(v.certain for v in tf_side)
+            elif not other and any(v.certain for v in tf_side):
+                # A tensor with what may be a tensor (or anything else TensorFlow converts): a tensor.
+                certain = True
             elif other and other[0].kind not in (NUMBER, NDARRAY, NP_SCALAR, LIST, TUPLE, TENSOR):
                 return UNKNOWN_VALUE
             dtypes = {v.dtype for v in tf_side}
@@ -899,8 +905,7 @@ class ValueModel:
             element = self.element_of(first)
             return _certain(ITERATOR, origin=node, item=element if element.known else None)
         if name == "next":
-            element = self.element_of(first)
-            return element
+            return self._iterated(self.element_of(first), scope)
         if name == "zip":
             items = tuple(self.element_of(self.value(a, scope)) for a in args)
             return _certain(ITERATOR, origin=node, item=_certain(TUPLE, items=items))
@@ -1012,6 +1017,10 @@ class ValueModel:
             element = None
             if api.dtype and api.dtype[0] == "variable":
                 element = _certain(VARIABLE, trainable=True)
+            elif dtype in ("int", "float", "bool", "complex"):
+                element = _certain(NUMBER, dtype=dtype)  # `a.shape`, `np.shape(a)`: Python numbers
+            elif dtype is not None and (api.grad == "leave" or api.name.startswith(("numpy.", "@ndarray."))):
+                element = _certain(NDARRAY, dtype=dtype)  # `np.meshgrid`, `np.split`: NumPy arrays
             elif dtype is not None:
                 element = Value(TENSOR, True, dtype=dtype, symbolic=self.traced(scope))
             return _certain(kind, origin=node, item=element)
@@ -1020,7 +1029,7 @@ class ValueModel:
         if kind in (MODEL, LAYER, OPTIMIZER, LOSS, METRIC, MODULE, DISTRIBUTION, BIJECTOR, TFP_VARIABLE):
             return _certain(kind, ref=api.name, origin=node)
         if kind == DATASET:
-            return _certain(DATASET, origin=node, item=Value(TENSOR, False, symbolic=True))
+            return _certain(DATASET, origin=node, item=_DATASET_ELEMENT)
         return Value(kind, True, dtype=dtype, origin=node)
 
     def _dtype_rule(self, api: Api, call: ast.Call | None, scope: Scope, receiver: Value | None,
@@ -1236,7 +1245,7 @@ class ValueModel:
         if kind == "import":
             return self._imported(stmt, name)
         if kind == "for":
-            element = self.element_of(self.value(d.value, scope))
+            element = self._iterated(self.element_of(self.value(d.value, scope)), scope)
             for index in _target_path(stmt, name) or []:  # `for i, (x, y) in enumerate(pairs)`
                 element = self._unpack(element, index)
             return element
@@ -1268,6 +1277,13 @@ class ValueModel:
                 result = self._unpack(result, index)
             return result
         return UNKNOWN_VALUE
+
+    def _iterated(self, element: Value, scope: Scope) -> Value:
+        """An element of a tf.data dataset, taken where the code iterates it: eager tensors in
+        eager code, symbolic ones while a tf.function traces."""
+        if element.ref == _DATASET_ELEMENT.ref and element.kind == TENSOR and element.symbolic is None:
+            return replace(element, symbolic=self.traced(scope), ref=None)
+        return element
 
     def _unpack(self, value: Value, index: int | None) -> Value:
         if index is None:  # a starred target

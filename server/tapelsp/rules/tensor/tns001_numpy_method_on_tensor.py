@@ -3,9 +3,9 @@ from __future__ import annotations
 import ast
 
 from ...analysis import library
-from ...analysis.values import LAYER, MODEL, TENSOR, values_for
+from ...analysis.values import BIJECTOR, DISTRIBUTION, LIBRARY, METHOD, TENSOR, VARIABLE, Value, values_for
 from ...facts.dataflow import inside
-from ...facts.walk import assigned_calls
+from ...facts.walk import body_nodes
 from ...model import Severity
 from ...versions import VersionRange
 from ..base import Context, Proof, Rule, invalid, valid
@@ -24,15 +24,18 @@ class NumpyMethodOnTensor(Rule):
     """
     ## What it does
     Finds a NumPy array method (`.tolist()`, `.astype(...)`, `.reshape(...)`, `.mean()`,
-    `.item()`, `.flatten()`...) called on a tf.Tensor in eager code: the result of a
-    TensorFlow op, of calling a Keras model or layer, or arithmetic on one. (In code a
-    tf.function traces, FUNC005 reports it.)
+    `.item()`, `.flatten()`...) called on a tf.Tensor or tf.Variable in eager code (and in TF1
+    graph code): the result of a TensorFlow or `keras.ops` op, of calling a Keras model or
+    layer, of a function returning one, a batch of a tf.data dataset, or arithmetic on any of
+    these. (In code a tf.function traces, FUNC005 reports it; `.item()` and `.tolist()` inside
+    a tape, TAPE007.)
 
     ## Why is this bad?
     A tf.Tensor is not a NumPy array. TensorFlow 2.21 raises
     `AttributeError: EagerTensor object has no attribute 'tolist'` (for `.mean()`, `.item()`,
     `.flatten()`: `'tensorflow.python.framework.ops.EagerTensor' object has no attribute
-    'mean'`), unless the program enables NumPy behaviour with
+    'mean'`; on a variable `'ResourceVariable' object has no attribute 'mean'`; in graph code
+    `SymbolicTensor`), unless the program enables NumPy behaviour with
     `tf.experimental.numpy.experimental_enable_numpy_behavior()`.
 
     ## Example
@@ -101,6 +104,85 @@ class NumpyMethodOnTensor(Rule):
             flat = t.reshape(-1)
         """, "NumPy behaviour enabled: tensors have NumPy's methods",
             proof=Proof(check="assert flat.shape == (2,)", isolated=True)),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            x = np.ones((4, 3), np.float32)
+            y = np.zeros((4, 1), np.float32)
+            with tf.GradientTape() as tape:
+                loss = ((model(x) - y) ** 2).mean()
+        """, 8, "`.mean()` on arithmetic of a model's output with NumPy data, inside a tape",
+            proof=Proof(raises=("AttributeError", "object has no attribute 'mean'"))),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable([[1.0, -2.0], [0.5, 3.0]])
+
+            def forward(x):
+                return tf.nn.relu(x @ w)
+
+            mask = (w > 0.0).astype("float32")
+            flat = forward(tf.ones((1, 2))).reshape(-1)
+        """, (8, 9), "`.astype` on a comparison of a variable; `.reshape` on what a function returns",
+            proof=Proof(raises=("AttributeError", "EagerTensor object has no attribute 'astype'"))),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            w = tf.Variable(np.ones((2, 2), np.float32))
+            flat = w.reshape(-1)
+        """, 5, "`.reshape` on a tf.Variable",
+            proof=Proof(raises=("AttributeError", "'ResourceVariable' object has no attribute 'reshape'"))),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            ds = tf.data.Dataset.from_tensor_slices((np.ones((8, 3), np.float32), np.zeros((8, 1), np.float32)))
+            for xb, yb in ds.batch(4):
+                error = (model(xb) - yb).mean()
+        """, 7, "`.mean()` on a model's output for a batch of a dataset",
+            proof=Proof(raises=("AttributeError", "object has no attribute 'mean'"))),
+        invalid("""
+            import numpy as np
+            import keras
+
+            probabilities = keras.ops.softmax(np.ones((2, 3), np.float32))
+            flat = probabilities.reshape(-1)
+        """, 5, "`.reshape` on a `keras.ops` result (a tf.Tensor with TensorFlow as Keras's backend)",
+            proof=Proof(raises=("AttributeError", "EagerTensor object has no attribute 'reshape'"))),
+        invalid("""
+            import tensorflow as tf
+
+            with tf.Graph().as_default():
+                x = tf.compat.v1.placeholder(tf.float32, [None, 1])
+                loss = tf.square(x).mean()
+        """, 5, "`.mean()` on a symbolic tensor of TF1 graph code",
+            proof=Proof(raises=("AttributeError", "'SymbolicTensor' object has no attribute 'mean'"))),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            x = np.ones((4, 3), np.float32)
+            error = ((model(x).numpy() - 1.0) ** 2).mean()
+            predicted = model.predict(x, verbose=0).reshape(-1)
+            squared = np.square(model(x)).mean()
+            batches = [b.reshape(-1) for b in tf.data.Dataset.from_tensor_slices(x).batch(2).as_numpy_iterator()]
+        """, "NumPy's methods on NumPy results: `.numpy()`, `predict`, a NumPy function, `as_numpy_iterator`",
+            proof=Proof(check="assert predicted.shape == (4,) and error.shape == () and len(batches) == 2")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            xs, ts = np.meshgrid(np.linspace(-1.0, 1.0, 4), np.linspace(0.0, 1.0, 3))
+            points = tf.constant(np.hstack((xs.flatten()[:, None], ts.flatten()[:, None])))
+            scores = np.ones((2, 5))
+            kept = (scores.shape[1] - np.argmax(scores > 0.5, axis=1)).reshape(-1, 1)
+        """, "NumPy arrays unpacked from `np.meshgrid`, arithmetic on an array's shape",
+            proof=Proof(check="assert points.shape == (12, 2) and kept.shape == (2, 1)")),
     )
 
     def check(self, ctx: Context) -> None:
@@ -114,43 +196,56 @@ class NumpyMethodOnTensor(Rule):
             if method not in _METHODS or not isinstance(call.func, ast.Attribute):
                 continue
             receiver = call.func.value
-            if not isinstance(receiver, ast.Name) or not any(
-                    _may_make_a_tensor(ctx, made) for made in assigned_calls(facts, site.scope.node, receiver.id)):
-                continue  # nothing here makes it with TensorFlow or a model call: not asked further
-            if facts.graph_mode(call, site.scope):
-                continue
+            if not _may_hold_a_tensor(ctx, receiver, site.scope.node, 0):
+                continue  # nothing here makes it with TensorFlow or a call: not asked further
             if values is None:
                 values = values_for(ctx)
-            if values.traced(site.scope) is not False:
+            graph = facts.graph_mode(call, site.scope)
+            if graph:
+                function = site.scope.function
+                if function is not None and function.traced_by is not None:
+                    continue  # a tf.function's body: FUNC005's
+            elif values.traced(site.scope) is not False:
                 continue  # traced code is FUNC005's; unknown stays silent
             value = values.value(receiver, site.scope)
-            if not value.is_(TENSOR) or value.symbolic or value.remote is not None \
-                    or not _made_by_tensorflow(ctx, values, value.origin, site.scope):
+            if not value.is_(TENSOR, VARIABLE) or value.remote is not None or (value.symbolic and not graph) \
+                    or not _made_by_tensorflow(ctx, values, receiver, site.scope):
                 continue
-            if any(inside(call, tape.node) for tape in facts.tapes_in(site.scope)):
-                continue  # inside a tape: TAPE007 says what it does to the gradient
-            self._report(ctx, call, receiver, method, value)
+            if method in _VIA_NUMPY and any(inside(call, tape.node) for tape in facts.tapes_in(site.scope)):
+                continue  # `.item()` / `.tolist()` inside a tape: TAPE007 says what it does to the gradient
+            self._report(ctx, call, receiver, method, value, graph)
 
-    def _report(self, ctx: Context, call: ast.Call, receiver: ast.expr, method: str, value) -> None:
+    def _report(self, ctx: Context, call: ast.Call, receiver: ast.expr, method: str, value, graph: bool) -> None:
         text = ast.unparse(receiver)
         if len(text) > 40:
             text = text[:37] + "..."
-        error = (f"EagerTensor object has no attribute '{method}'" if method in _WITH_HINT
-                 else f"'tensorflow.python.framework.ops.EagerTensor' object has no attribute '{method}'")
+        if value.kind == VARIABLE:
+            made_by_tf = isinstance(value.origin, ast.Call) and \
+                ctx.facts.imports.resolve(value.origin.func) in ("tensorflow.Variable", "tensorflow.get_variable")
+            cls = "ResourceVariable" if made_by_tf else "Variable"
+            error = f"'{cls}' object has no attribute '{method}'"
+            what = "a tf.Variable"
+        else:
+            cls = "SymbolicTensor" if graph else "EagerTensor"
+            error = (f"{cls} object has no attribute '{method}'" if method in _WITH_HINT
+                     else f"'{'SymbolicTensor' if graph else 'tensorflow.python.framework.ops.EagerTensor'}' object "
+                     f"has no attribute '{method}'")
+            what = "a symbolic tf.Tensor (TF1 graph code)" if graph else "a tf.Tensor"
         made = f" (made on {ctx.where(value.origin)})" if value.origin is not None and hasattr(value.origin, "lineno") \
             and value.origin is not receiver else ""
-        if method in _VIA_NUMPY:
+        if method in _VIA_NUMPY and not graph:
             advice = f"Convert it first: `{text}.numpy().{method}()`."
         elif method in _TF_EQUIVALENT:
             advice = f"Use the TensorFlow op: `{_TF_EQUIVALENT[method]}`."
+        elif graph:
+            advice = "Use the TensorFlow op that does the same."
         else:
             advice = f"Use the TensorFlow op, or `{text}.numpy().{method}(...)` for a NumPy result."
         ctx.report(
             call,
-            f"`.{method}()` is a NumPy array method, and `{text}` is a tf.Tensor{made}: TensorFlow raises "
+            f"`.{method}()` is a NumPy array method, and `{text}` is {what}{made}: TensorFlow raises "
             f"AttributeError \"{error}\" (unless the program enables NumPy behaviour). {advice}",
         )
-
 
 
 def _may_make_a_tensor(ctx: Context, made: ast.Call) -> bool:
@@ -158,25 +253,86 @@ def _may_make_a_tensor(ctx: Context, made: ast.Call) -> bool:
     qualname = ctx.facts.imports.resolve(made.func)
     if qualname is None:
         return isinstance(made.func, (ast.Name, ast.Attribute))
-    return qualname.startswith("tensorflow.")
+    return qualname.startswith(("tensorflow.", "keras."))
 
 
-def _made_by_tensorflow(ctx: Context, values, origin: ast.AST | None, scope) -> bool:
-    """Was the tensor made where the code says so plainly: a TensorFlow op that returns a
-    tensor (`tf.argmax(...)`), or a call of a Keras model or layer in a file without TFP (whose
-    probabilistic layers return distributions, which have `.mean()`)? What the value model
-    infers through arithmetic, indexing and unpacking is not enough here: NumPy arrays and
-    tensors mix freely in such code."""
-    if not isinstance(origin, ast.Call):
+_BINDINGS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr)
+
+
+def _may_hold_a_tensor(ctx: Context, expr: ast.expr, owner: ast.AST, depth: int) -> bool:
+    """A cheap look before the value model is asked: could the receiver be a tensor? Not when
+    it is a literal, or a name every binding of which in its scope is `name = f(...)` with `f`
+    a library function outside TensorFlow (`a = np.zeros(3)`)."""
+    if depth > 8:
         return False
-    qualname = ctx.facts.imports.resolve(origin.func) or ""
-    if qualname.startswith("tensorflow."):
-        api = library.api(qualname)
-        return api is not None and api.kind == "tensor"
-    if _imports_tfp(ctx.facts.tree):
+    if isinstance(expr, ast.Call):
+        return _may_make_a_tensor(ctx, expr)
+    if isinstance(expr, (ast.Attribute, ast.Starred)):
+        return True
+    if isinstance(expr, ast.Subscript):
+        return _may_hold_a_tensor(ctx, expr.value, owner, depth + 1)
+    if isinstance(expr, ast.BinOp):
+        return _may_hold_a_tensor(ctx, expr.left, owner, depth + 1) \
+            or _may_hold_a_tensor(ctx, expr.right, owner, depth + 1)
+    if isinstance(expr, ast.UnaryOp):
+        return _may_hold_a_tensor(ctx, expr.operand, owner, depth + 1)
+    if isinstance(expr, ast.Compare):
+        return any(_may_hold_a_tensor(ctx, e, owner, depth + 1) for e in (expr.left, *expr.comparators))
+    if isinstance(expr, (ast.IfExp, ast.BoolOp, ast.NamedExpr)):
+        return True
+    if not isinstance(expr, ast.Name):
         return False
-    callee = values.value(origin.func, values.scope_at(origin))
-    return callee.is_(MODEL, LAYER)
+    calls = 0
+    for node in body_nodes(ctx.facts, owner, _BINDINGS):
+        if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
+            if not any(t.id == expr.id for t in node.targets):
+                continue
+            if not isinstance(node.value, ast.Call) or _may_make_a_tensor(ctx, node.value):
+                return True
+            calls += 1
+            continue
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
+        elif isinstance(node, ast.NamedExpr):
+            targets = [node.target]
+        else:
+            targets = node.targets
+        if any(isinstance(n, ast.Name) and n.id == expr.id for t in targets for n in ast.walk(t)):
+            return True
+    return calls == 0  # bound elsewhere (a parameter, an enclosing scope): the value model says
+
+
+def _made_by_tensorflow(ctx: Context, values, receiver: ast.expr, scope) -> bool:
+    """Is the tensor TensorFlow's as far as the code shows? In a file with TFP, not when it may
+    come from calling a Keras model or layer (TFP's probabilistic layers return distributions,
+    which have `.mean()`), or from a function of the program."""
+    return not _imports_tfp(ctx.facts.tree) or not _maybe_from_a_model(values, receiver, scope, 0)
+
+
+def _maybe_from_a_model(values, expr: ast.AST | None, scope, depth: int) -> bool:
+    if depth > 8 or expr is None:
+        return True
+    if isinstance(expr, ast.Name):
+        origin = values.value(expr, scope).origin
+        if origin is None or origin is expr:
+            return True
+        return _maybe_from_a_model(values, origin, values.scope_at(origin), depth + 1)
+    if isinstance(expr, ast.Subscript):
+        return _maybe_from_a_model(values, expr.value, scope, depth + 1)
+    if isinstance(expr, ast.BinOp):
+        return _maybe_from_a_model(values, expr.left, scope, depth + 1) \
+            or _maybe_from_a_model(values, expr.right, scope, depth + 1)
+    if isinstance(expr, ast.UnaryOp):
+        return _maybe_from_a_model(values, expr.operand, scope, depth + 1)
+    if isinstance(expr, ast.Call):
+        callee = values.value(expr.func, scope)
+        if callee.kind == LIBRARY or (callee.kind == METHOD and isinstance(callee.ref, Value)
+                                      and callee.ref.is_(TENSOR, VARIABLE, DISTRIBUTION, BIJECTOR)):
+            return False  # a library function (TensorFlow's converts distributions), a method of a tensor
+        return True
+    return not isinstance(expr, (ast.Constant, ast.Compare))
 
 
 def _imports_tfp(tree: ast.Module) -> bool:
