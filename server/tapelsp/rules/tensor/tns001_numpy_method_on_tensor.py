@@ -269,15 +269,9 @@ def _may_hold_a_tensor(ctx: Context, expr: ast.expr, owner: ast.AST, depth: int)
         return _may_make_a_tensor(ctx, expr)
     if isinstance(expr, (ast.Attribute, ast.Starred)):
         return True
-    if isinstance(expr, ast.Subscript):
-        return _may_hold_a_tensor(ctx, expr.value, owner, depth + 1)
-    if isinstance(expr, ast.BinOp):
-        return _may_hold_a_tensor(ctx, expr.left, owner, depth + 1) \
-            or _may_hold_a_tensor(ctx, expr.right, owner, depth + 1)
-    if isinstance(expr, ast.UnaryOp):
-        return _may_hold_a_tensor(ctx, expr.operand, owner, depth + 1)
-    if isinstance(expr, ast.Compare):
-        return any(_may_hold_a_tensor(ctx, e, owner, depth + 1) for e in (expr.left, *expr.comparators))
+    operands = _operands(expr) or ((expr.left, *expr.comparators) if isinstance(expr, ast.Compare) else None)
+    if operands is not None:
+        return any(_may_hold_a_tensor(ctx, e, owner, depth + 1) for e in operands)
     if isinstance(expr, (ast.IfExp, ast.BoolOp, ast.NamedExpr)):
         return True
     if not isinstance(expr, ast.Name):
@@ -304,6 +298,17 @@ def _may_hold_a_tensor(ctx: Context, expr: ast.expr, owner: ast.AST, depth: int)
     return calls == 0  # bound elsewhere (a parameter, an enclosing scope): the value model says
 
 
+def _operands(expr: ast.AST) -> tuple[ast.expr, ...] | None:
+    """What indexing and arithmetic compute from (a tensor's result, when one of them is)."""
+    if isinstance(expr, ast.Subscript):
+        return (expr.value,)
+    if isinstance(expr, ast.BinOp):
+        return (expr.left, expr.right)
+    if isinstance(expr, ast.UnaryOp):
+        return (expr.operand,)
+    return None
+
+
 def _made_by_tensorflow(ctx: Context, values, receiver: ast.expr, scope) -> bool:
     """Is the tensor TensorFlow's as far as the code shows? In a file with TFP, not when it may
     come from calling a Keras model or layer (TFP's probabilistic layers return distributions,
@@ -319,13 +324,9 @@ def _maybe_from_a_model(values, expr: ast.AST | None, scope, depth: int) -> bool
         if origin is None or origin is expr:
             return True
         return _maybe_from_a_model(values, origin, values.scope_at(origin), depth + 1)
-    if isinstance(expr, ast.Subscript):
-        return _maybe_from_a_model(values, expr.value, scope, depth + 1)
-    if isinstance(expr, ast.BinOp):
-        return _maybe_from_a_model(values, expr.left, scope, depth + 1) \
-            or _maybe_from_a_model(values, expr.right, scope, depth + 1)
-    if isinstance(expr, ast.UnaryOp):
-        return _maybe_from_a_model(values, expr.operand, scope, depth + 1)
+    operands = _operands(expr)
+    if operands is not None:
+        return any(_maybe_from_a_model(values, e, scope, depth + 1) for e in operands)
     if isinstance(expr, ast.Call):
         callee = values.value(expr.func, scope)
         if callee.kind == LIBRARY or (callee.kind == METHOD and isinstance(callee.ref, Value)
