@@ -157,3 +157,17 @@ def test_children_are_iter_child_nodes_in_order():
     for text in SOURCES:
         for node in ast.walk(ast.parse(text)):
             assert children(node) == list(ast.iter_child_nodes(node))
+
+
+def test_breadth_first_is_ast_walk_without_the_nodes_that_hold_nothing():
+    from tapelsp.facts.walk import breadth_first
+
+    for text in SOURCES:
+        tree = ast.parse(text)
+        walked = list(ast.walk(tree))
+        kept = breadth_first(tree)
+        ids = {id(n) for n in kept}
+        assert [n for n in walked if id(n) in ids] == kept
+        dropped = [n for n in walked if id(n) not in ids]
+        assert all(not list(ast.iter_child_nodes(n)) for n in dropped)
+        assert not any(isinstance(n, (ast.stmt, ast.expr, ast.excepthandler, ast.keyword, ast.arg)) for n in dropped)

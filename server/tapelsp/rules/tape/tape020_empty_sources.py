@@ -6,7 +6,7 @@ from ...analysis import library
 from ...analysis.gradcalls import gradient_calls
 from ...analysis.values import (DISTRIBUTION, LAYER, MODEL, NDARRAY, NONE, NP_SCALAR, NUMBER, STR, TENSOR,
                                 ValueModel, values_for)
-from ...facts.walk import assigned_calls
+from ...facts.walk import assigned_calls, breadth_first
 from ...model import Severity
 from ...versions import VersionRange
 from ..base import Context, Proof, Rule, invalid, valid
@@ -222,7 +222,7 @@ def _kept_reads(tree: ast.AST) -> list[tuple[ast.AST, ast.Attribute]]:
     """`x = m.trainable_variables` and `f(m.trainable_variables)`: variable lists kept (a name
     bound to them, or handed to a call), with what keeps them."""
     out = []
-    for node in ast.walk(tree):
+    for node in breadth_first(tree):  # ast.walk's order
         if isinstance(node, ast.Assign) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], (ast.Name, ast.Attribute)):
             candidates = [node.value]
