@@ -59,8 +59,8 @@ def test_func010_a_closure_over_tensors_of_the_loop_is_reported() -> None:
     assert lines("FUNC010", source.replace("for x in batches:", "for x in (1, 2):")) == []
 
 
-def test_func010_a_loop_that_does_not_pass_its_value_is_reported() -> None:
-    source = """
+# A method that makes a tf.function whose trace reads `self.sizes[i]` (line 9: the decorator).
+SAMPLER = """
         import tensorflow as tf
 
         class Sampler:
@@ -75,6 +75,11 @@ def test_func010_a_loop_that_does_not_pass_its_value_is_reported() -> None:
                 return draw(x)
 
         sampler = Sampler()
+"""
+
+
+def test_func010_a_loop_that_does_not_pass_its_value_is_reported() -> None:
+    source = SAMPLER + """
         for i in range(2):
             sampler.sample(tf.range(5.0), 0)
     """
@@ -129,21 +134,7 @@ def test_opt002_code_past_an_exit_when_not_eager_is_eager_code() -> None:
 
 def test_func010_an_outer_loop_that_repeats_the_values_is_reported() -> None:
     # `for _ in range(3)` calls sample(x, 0) and sample(x, 1) three times each: 6 traces for 2 values.
-    source = """
-        import tensorflow as tf
-
-        class Sampler:
-            sizes = (2, 4)
-
-            def sample(self, x, i):
-                size = self.sizes[i]
-
-                @tf.function
-                def draw(x):
-                    return tf.reduce_sum(x[:size])
-                return draw(x)
-
-        sampler = Sampler()
+    source = SAMPLER + """
         for _ in range(3):
             for i in range(2):
                 sampler.sample(tf.range(5.0), i)
