@@ -120,6 +120,25 @@ class StalePythonState(Rule):
             second = float(clipped(tf.constant(2.0)))
         """, 7, "an item of a global dict changed between two calls",
             proof=Proof(check="assert first == second and abs(second - 1.3) < 1e-6, (first, second)")),
+        invalid("""
+            import tensorflow as tf
+
+            class SimpleModel(tf.Module):
+                def __init__(self):
+                    self.bias = 0.0
+                    self.weight = 2.0
+
+            @tf.function
+            def evaluate(model, x):
+                return model.weight * x + model.bias
+
+            simple_model = SimpleModel()
+            x = tf.constant(10.0)
+            before = float(evaluate(simple_model, x))
+            simple_model.bias += 5.0
+            after = float(evaluate(simple_model, x))
+        """, 10, "an attribute of an object passed in (TensorFlow's tf.function guide: the same instance, the same trace)",
+            proof=Proof(check="assert before == after == 20.0, (before, after)")),
         valid("""
             import tensorflow as tf
 
@@ -196,9 +215,10 @@ class StalePythonState(Rule):
             if scope.node is not traced.node:
                 continue  # the tf.function's own body only; helpers it calls are read where they are
             found = _attribute_reads(scope, traced, values) + _item_reads(scope, facts)
-            for read, key, receivers, method in found:
+            found += _parameter_reads(scope, traced)
+            for read, key, receivers, method, param in found:
                 owner = scope.parent.node if method is not None and scope.parent is not None else None
-                hit = _changed_between_calls(facts, key, receivers, method, traced, values, owner)
+                hit = _changed_between_calls(facts, key, receivers, method, traced, values, owner, param)
                 if hit is None:
                     continue
                 store, call, how = hit
@@ -216,8 +236,9 @@ class StalePythonState(Rule):
 
 
 # A read: (the node, the attribute or item key, the receiver names that hold the object, the
-# method name through which the tf.function is called, or None for a plain function).
-Read = tuple[ast.expr, str, frozenset[str] | None, str | None]
+# method name through which the tf.function is called, or None for a plain function, and for
+# an attribute of a parameter its (position, name)).
+Read = tuple[ast.expr, str, frozenset[str] | None, str | None, tuple[int, str] | None]
 
 
 def _attribute_reads(scope: Scope, traced: TfFunction, values) -> list[Read]:
@@ -241,7 +262,24 @@ def _attribute_reads(scope: Scope, traced: TfFunction, values) -> list[Read]:
         if value.kind not in (NUMBER, STR) and not (value.certain and value.kind == TENSOR):
             continue
         seen.add(parts[1])
-        reads.append((load, parts[1], None, node.name))
+        reads.append((load, parts[1], None, node.name, None))
+    return reads
+
+
+def _parameter_reads(scope: Scope, traced: TfFunction) -> list[Read]:
+    """`model.bias` loads in a decorated plain function, `model` one of its parameters: the
+    object passed in is the trace key, not its attributes (the tf.function guide's
+    SimpleModel)."""
+    node = scope.node
+    if traced.kind != "decorator" or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            or scope.parent is None or scope.parent.kind == "class":
+        return []
+    params = [a.arg for a in node.args.args]
+    reads: list[Read] = []
+    for name, loads in scope.loads.items():
+        parts = name.split(".")
+        if len(parts) == 2 and parts[0] in params and not _bound_in(node, parts[0]):
+            reads.append((loads[0], parts[1], None, None, (params.index(parts[0]), parts[0])))
     return reads
 
 
@@ -258,7 +296,7 @@ def _item_reads(scope: Scope, facts: Facts) -> list[Read]:
             if key in seen:
                 continue
             seen.add(key)
-            reads.append((node, f"{node.value.id}[{node.slice.value!r}]", frozenset({node.value.id}), None))
+            reads.append((node, f"{node.value.id}[{node.slice.value!r}]", frozenset({node.value.id}), None, None))
     return reads
 
 
@@ -281,7 +319,7 @@ def _bound_in(fn: ast.AST, name: str) -> bool:
 
 
 def _changed_between_calls(facts: Facts, key: str, receivers: frozenset[str] | None, method: str | None,
-                           traced: TfFunction, values, owner: ast.AST | None):
+                           traced: TfFunction, values, owner: ast.AST | None, param: tuple[int, str] | None = None):
     """(the store, a call, how) when the state is written between two calls of the tf.function:
     in a loop around one of its calls, or after one call with another after it, in one scope."""
     for scope in facts.scopes:
@@ -291,24 +329,26 @@ def _changed_between_calls(facts: Facts, key: str, receivers: frozenset[str] | N
         if isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef)) and body.name == "__init__":
             continue
         stores = [(store, receiver) for store, receiver in _stores(body, key, receivers)
-                  if owner is None or _instance_of(values, receiver, store, scope, owner)]
+                  if (owner is None or _instance_of(values, receiver, store, scope, owner))
+                  and (param is None or _plain_value(values, store, scope))]
         if not stores:
             continue
         calls = [site for site in facts.calls if site.scope is scope
-                 and _calls_it(site.node, method, traced, receivers, stores)]
+                 and _calls_it(site.node, method, traced, stores, facts.module.node)]  # type: ignore[arg-type]
         for store, receiver in stores:
             for site in calls:
-                if method is not None and _receiver(site.node) != receiver:
+                if (method is not None or param is not None) and _receiver(site.node, param) != receiver:
                     continue
                 loops = [loop for loop in site.loops if inside(store, loop)]
                 if loops and not any(_made_in(loop, receiver) for loop in loops):
                     return store, site.node, "is changed in the loop that calls it"
-            same = [site for site in calls if method is None or _receiver(site.node) == receiver]
+            same = [site for site in calls
+                    if (method is None and param is None) or _receiver(site.node, param) == receiver]
             before = [site for site in same if position(site.node) < position(store)]
             after = [site for site in same if position(site.node) > position(store)]
             if before and after and not any(position(before[-1].node) < position(m) < position(after[0].node)
                                             for m in _makings(body, receiver)):
-                return store, before[-1].node, f"is changed on line {store.lineno}, between two calls"
+                return store, before[-1].node, f"is changed on {facts.line_label(store.lineno)}, between two calls"
     return None
 
 
@@ -358,19 +398,48 @@ def _own_statements(body: ast.AST):
                 stack.extend(c for c in ast.iter_child_nodes(child) if isinstance(c, ast.stmt))
 
 
-def _calls_it(call: ast.Call, method: str | None, traced: TfFunction, receivers, stores) -> bool:
+def _calls_it(call: ast.Call, method: str | None, traced: TfFunction, stores, module: ast.Module) -> bool:
     func = call.func
     if method is not None:
         return isinstance(func, ast.Attribute) and func.attr == method and isinstance(func.value, ast.Name) \
             and any(func.value.id == receiver for _, receiver in stores)
     node = traced.node
     name = node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-    return name is not None and isinstance(func, ast.Name) and func.id == name
+    return name is not None and isinstance(func, ast.Name) and func.id == name \
+        and _nearest_def(call, name, module) is node
 
 
-def _receiver(call: ast.Call) -> str | None:
+def _nearest_def(call: ast.Call, name: str, module: ast.Module) -> ast.AST | None:
+    """The last module-level def or assignment of `name` above the call (a notebook cell that
+    defines the function again makes a new tf.function with its own traces)."""
+    found = None
+    for stmt in module.body:
+        if position(stmt) >= position(call):
+            break
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name or \
+                isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            found = stmt
+    return found
+
+
+
+
+def _receiver(call: ast.Call, param: tuple[int, str] | None = None) -> str | None:
+    """The name holding the object whose state the call's trace reads: the receiver of a method
+    call, or the argument given for the parameter `param`."""
+    if param is not None:
+        index, name = param
+        given = call.args[index] if index < len(call.args) else \
+            next((k.value for k in call.keywords if k.arg == name), None)
+        return given.id if isinstance(given, ast.Name) else None
     func = call.func
     return func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
+
+
+def _plain_value(values, store: ast.stmt, scope: Scope) -> bool:
+    """The attribute written holds a Python number or string (what a trace bakes in)."""
+    value = store.value if isinstance(store, (ast.Assign, ast.AnnAssign)) else store.target  # type: ignore[union-attr]
+    return value is not None and values.value(value, scope).kind in (NUMBER, STR)
 
 
 def _makings(body: ast.AST, receiver: str) -> list[ast.stmt]:
