@@ -755,6 +755,39 @@ def _graphs(values: ValueModel, project: Any, path: str | None) -> _Graphs:
     return cached
 
 
+def functional_model_of(ctx, value: Value) -> KerasModel | None:
+    """The functional model built in this file that `value` is, when its whole graph is known
+    and nothing but its outputs feeds a loss (no regularizer, no add_loss)."""
+    values = values_of(ctx.facts, ctx.targets, ctx.project, ctx.path)
+    graphs = _graphs(values, ctx.project, ctx.path)
+    model = graphs.model_of(value)
+    if model is None or model.kind != "functional" or not model.known or model.regularized \
+            or graphs.frozen_unknown:
+        return None
+    return model
+
+
+def layers_feeding_only(model: KerasModel, unused: set[int]) -> list[Node]:
+    """Trainable layers whose every application feeds only the outputs at the positions in
+    `unused`: the gradient of a target computed from the other outputs never reaches them."""
+    used_roots = [node for i, node in enumerate(model.outputs) if i not in unused]
+    ancestors: set[int] = set()
+    stack = list(used_roots)
+    while stack:
+        node = stack.pop()
+        if id(node) in ancestors:
+            continue
+        ancestors.add(id(node))
+        if node.kind == "unknown":
+            return []
+        stack.extend(node.inputs)
+    found = []
+    for nodes in model.trainables().values():
+        if all(n.trainable and id(n) not in ancestors for n in nodes):
+            found.append(nodes[0])
+    return found
+
+
 def _has_models(facts: Facts) -> bool:
     return bool(facts.calls_to(*_FUNCTIONAL, *_SEQUENTIAL))
 

@@ -18,7 +18,7 @@ _MAX_CLIPS = 2
 # The GradientTape rules whose findings mean the gradient call returns None (for every
 # source or some of them).
 _NONE_RULES = ("TAPE001", "TAPE005", "TAPE006", "TAPE007", "TAPE008", "TAPE009", "TAPE010", "TAPE011",
-               "TAPE013", "TAPE014", "TAPE015", "TAPE017")
+               "TAPE013", "TAPE014", "TAPE015", "TAPE017", "TAPE021")
 
 
 class ApplyBrokenGradients(Rule):
