@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 
 from ...facts.dataflow import flow_of, inside, position
+from ...facts.names import dotted
 from ...facts.model import Scope, Tape
 from ...model import Severity
 from ...versions import VersionRange
@@ -13,7 +14,9 @@ class PersistentTapeNotReleased(Rule):
     """
     ## What it does
     Finds a `tf.GradientTape(persistent=True)` opened inside a loop with no `del tape`
-    (or `tape = None`) after its last use in the loop body.
+    (or `tape = None`) after its last use in the loop body; and one made once in an
+    attribute (`self.tape = ...` in `__init__`) that another method enters with `with
+    self.tape:` on every call, where the one tape records every call.
 
     ## Why is this bad?
     A persistent tape keeps every intermediate tensor it recorded alive until the tape
@@ -67,6 +70,51 @@ class PersistentTapeNotReleased(Rule):
                 alive.append(weakref.ref(tape))
         """, 7, "the last tape (and what it recorded) outlives the loop",
             proof=Proof(check="assert alive[-1]() is not None")),
+        invalid("""
+            import gc
+            import weakref
+            import tensorflow as tf
+
+            class Agent:
+                def __init__(self):
+                    self.w = tf.Variable(2.0)
+                    self.tape = tf.GradientTape(persistent=True)
+
+                def step(self, x):
+                    with self.tape:
+                        y = self.w * x
+                        z = y * y
+                    grad = self.tape.gradient(z, self.w)
+                    return weakref.ref(y), grad
+
+            agent = Agent()
+            refs = [agent.step(tf.constant(float(i + 1)))[0] for i in range(3)]
+            gc.collect()
+        """, 8, "one tape made in __init__, entered again on every call: every call's tensors stay alive",
+            proof=Proof(check="assert all(ref() is not None for ref in refs)")),
+        valid("""
+            import gc
+            import weakref
+            import tensorflow as tf
+
+            class Agent:
+                def __init__(self):
+                    self.w = tf.Variable(2.0)
+                    self.tape = tf.GradientTape(persistent=True)
+
+                def step(self, x):
+                    self.tape = tf.GradientTape(persistent=True)
+                    with self.tape:
+                        y = self.w * x
+                        z = y * y
+                    grad = self.tape.gradient(z, self.w)
+                    return weakref.ref(y), grad
+
+            agent = Agent()
+            refs = [agent.step(tf.constant(float(i + 1)))[0] for i in range(3)]
+            gc.collect()
+        """, "a new tape in each call: the earlier calls' tensors are released",
+            proof=Proof(check="assert [ref() is not None for ref in refs] == [False, False, True]")),
         valid("""
             import weakref
             import tensorflow as tf
@@ -107,6 +155,7 @@ class PersistentTapeNotReleased(Rule):
 
     def check(self, ctx: Context) -> None:
         for tape in ctx.facts.tapes:
+            self._held_by_object(ctx, tape)
             if not tape.loops or tape.option("persistent") is not True or tape.name is None:
                 continue
             if tape.scope.traced_by is not None or tape.call is None:
@@ -124,6 +173,68 @@ class PersistentTapeNotReleased(Rule):
                 f"scope ends). Add `del {tape.name}` after its last gradient call.",
                 related=[ctx.related(loop, "the loop")],
             )
+
+
+    def _held_by_object(self, ctx: Context, tape: Tape) -> None:
+        """`self.tape = tf.GradientTape(persistent=True)` made once in one method and entered by
+        `with self.tape:` in another: every call records into the same tape, which keeps it all."""
+        name = tape.name
+        scope = tape.scope
+        if tape.option("persistent") is not True or not isinstance(tape.node, ast.Assign) or tape.call is None \
+                or name is None or not name.startswith("self.") or name.count(".") != 1 \
+                or scope.parent is None or scope.parent.kind != "class":
+            return
+        cls = scope.parent.node
+        if any(isinstance(node, (ast.With, ast.AsyncWith)) and any(dotted(item.context_expr) == name
+                                                                  for item in node.items)
+               for node in ast.walk(scope.node)):
+            return  # the maker records into it too: one tape that gathers on purpose (deepxde's ZCS)
+        entries = []
+        for method in getattr(cls, "body", []):
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or method is scope.node:
+                continue
+            for node in ast.walk(method):
+                if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                        dotted(item.context_expr) == name for item in node.items):
+                    entries.append((method, node))
+                if _resets(node, name, tape.node):
+                    return  # made anew, deleted or reset somewhere: not one record for the object's life
+        entries = [(method, entry) for method, entry in entries if _called_in_a_loop(ctx, method.name)]
+        if not entries:
+            return
+        method, entry = entries[0]
+        ctx.report(
+            tape.call,
+            f"This persistent GradientTape is made once, here, and `with {name}:` in `{method.name}` enters it "
+            f"again on every call: the one tape records every call and keeps every tensor it recorded alive "
+            f"for as long as the object lives. Make a new tape in `{method.name}` (`with "
+            f"tf.GradientTape(persistent=True) as tape:`), or release it with `del` after its last gradient.",
+            related=[ctx.related(entry, "entered again here, on every call")],
+        )
+
+
+def _called_in_a_loop(ctx: Context, method: str) -> bool:
+    """Is `<something>.method(...)` called in a loop (or a comprehension) anywhere in the file?"""
+    for site in ctx.facts.calls:
+        func = site.node.func
+        if isinstance(func, ast.Attribute) and func.attr == method and site.loops:
+            return True
+    for node in ast.walk(ctx.facts.module.node):
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)) and any(
+                isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == method
+                for c in ast.walk(node)):
+            return True
+    return False
+
+
+def _resets(node: ast.AST, name: str, made: ast.AST) -> bool:
+    """Does `node` rebind, delete or reset the attribute `name` (other than the statement `made`)?"""
+    if isinstance(node, ast.Assign) and node is not made:
+        return any(dotted(t) == name for t in node.targets)
+    if isinstance(node, ast.Delete):
+        return any(dotted(t) == name for t in node.targets)
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "reset" \
+        and dotted(node.func.value) == name
 
 
 def _opened_later(ctx: Context, tape: Tape) -> bool:
