@@ -200,6 +200,42 @@ class PythonSideEffect(Rule):
         unfixed(invalid("""
             import tensorflow as tf
 
+            class Stats:
+                def __init__(self):
+                    self.calls = 0
+
+            stats = Stats()
+
+            @tf.function
+            def step(x, counter):
+                counter.calls += 1
+                return x * 2.0
+
+            for _ in range(5):
+                step(tf.constant(1.0), stats)
+        """, 11, "a Python int attribute of an object passed in (tensorflow#31362): one update per trace",
+            proof=Proof(check="assert stats.calls == 1, stats.calls"))),
+        valid("""
+            import tensorflow as tf
+
+            class Stats:
+                def __init__(self):
+                    self.calls = tf.Variable(0)
+
+            stats = Stats()
+
+            @tf.function
+            def step(x, counter):
+                counter.calls.assign_add(1)
+                return x * 2.0
+
+            for _ in range(5):
+                step(tf.constant(1.0), stats)
+        """, "the count kept in a tf.Variable of the object",
+            proof=Proof(check="assert int(stats.calls) == 5")),
+        unfixed(invalid("""
+            import tensorflow as tf
+
             steps = 0
 
             @tf.function
@@ -376,6 +412,29 @@ class PythonSideEffect(Rule):
                     values = [float(v) for v in data]
                 assert values == [2.0, 4.0, 6.0], values
                 assert out.getvalue() == "", "print should not run per element"
+            """),
+            fixed="""
+            import tensorflow as tf
+
+            def scale(x):
+                tf.print("scaling", x)
+                return x * 2.0
+
+            data = tf.data.Dataset.from_tensor_slices([1.0, 2.0, 3.0]).map(scale)
+        """, fixed_proof=Proof(check="""
+                import os, sys, tempfile
+                sys.stderr.flush()
+                saved = os.dup(2)
+                with tempfile.TemporaryFile() as capture:
+                    os.dup2(capture.fileno(), 2)  # tf.print writes to the process's stderr
+                    try:
+                        values = [float(v) for v in data]
+                    finally:
+                        os.dup2(saved, 2)
+                        os.close(saved)
+                    capture.seek(0)
+                    printed = capture.read().decode()
+                assert values == [2.0, 4.0, 6.0] and printed.count("scaling") == 3, printed
             """)),
         unfixed(invalid("""
             import tensorflow as tf
@@ -891,6 +950,35 @@ def _containers(label: str, bindings, ctx: Context):
     return label, _kind_name(first.value), first.stmt
 
 
+def _object_counter(target: ast.expr, scope: Scope, state: FileState):
+    """(label, defining node) for `obj.n += 1` on an object made outside the traced body (a global,
+    or a parameter given one: a Python object is a trace key by identity), whose attribute the
+    value model knows as a Python number: an instance of a class of this file that sets it."""
+    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
+        return None
+    name = target.value.id
+    function = scope.node
+    params = {a.arg for a in getattr(getattr(function, "args", None), "args", [])}
+    local = name not in params and any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+                                       for n in ast.walk(function))
+    if local:
+        return None  # an object made in the body is new on every trace
+    from ...analysis.values import INSTANCE, NUMBER, values_of
+
+    values = values_of(state.facts)
+    where = dict(lineno=target.lineno, col_offset=target.col_offset)
+    holder = values.value(ast.Name(name, ast.Load(), **where), scope)
+    read = values.value(ast.Attribute(ast.Name(name, ast.Load(), **where), target.attr, ast.Load(), **where), scope)
+    if not (holder.certain and holder.kind == INSTANCE and isinstance(holder.ref, ast.ClassDef)
+            and read.kind == NUMBER):
+        return None
+    initial = [b for b in state.class_attrs(holder.ref).get(target.attr, []) if b.kind == "assign"
+               and is_number(b.value)]
+    if not initial:
+        return None
+    return ast.unparse(target), initial[0].stmt
+
+
 def _counter(node: ast.Assign | ast.AugAssign, scope: Scope, state: FileState):
     """(label, defining node) for `n += 1` on a global/nonlocal/self attribute that holds a Python number."""
     if isinstance(node, ast.AugAssign):
@@ -922,7 +1010,7 @@ def _counter(node: ast.Assign | ast.AugAssign, scope: Scope, state: FileState):
         return None
     attr = self_attribute(target)
     if attr is None:
-        return None
+        return _object_counter(target, scope, state)
     cls = state.class_of(scope)
     if cls is None:
         return None

@@ -351,8 +351,17 @@ class PythonRandomness(Rule):
             images = tf.data.Dataset.from_tensor_slices(tf.zeros([4, 2])).map(jitter)
             noise = [float(image[0]) for image in images]
         """, 5, "np.random in a function given to Dataset.map: one draw for every element",
-            proof=Proof(check="assert len(set(noise)) == 1, noise")),
-        unfixed(invalid("""
+            proof=Proof(check="assert len(set(noise)) == 1, noise"), fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            def jitter(image):
+                return image + tf.random.normal([], 0.0, 0.1)
+
+            images = tf.data.Dataset.from_tensor_slices(tf.zeros([4, 2])).map(jitter)
+            noise = [float(image[0]) for image in images]
+        """, fixed_proof=Proof(check="assert len(set(noise)) == 4, noise")),
+        invalid("""
             import numpy as np
             import tensorflow as tf
 
@@ -371,13 +380,37 @@ class PythonRandomness(Rule):
                         loss = tf.reduce_mean((self(x) - y) ** 2) * scale
                     grads = tape.gradient(loss, self.trainable_variables)
                     self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
-                    return {"loss": loss, "scale": tf.constant(scale)}
+                    return {"loss": loss, "scale": scale}
 
             model = Regressor()
             model.compile(optimizer="sgd")
             history = model.fit(np.ones((8, 3), "float32"), np.ones((8, 1), "float32"), epochs=3, verbose=0)
         """, 14, "np.random in a Keras train_step: fit traces it, so every step gets the same draw",
-            proof=Proof(check="assert len(set(history.history['scale'])) == 1, history.history"))),
+            proof=Proof(check="assert len(set(history.history['scale'])) == 1, history.history"), fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            class Regressor(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(1)
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    scale = tf.random.uniform([], 0.5, 1.5)
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((self(x) - y) ** 2) * scale
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss, "scale": scale}
+
+            model = Regressor()
+            model.compile(optimizer="sgd")
+            history = model.fit(np.ones((8, 3), "float32"), np.ones((8, 1), "float32"), epochs=3, verbose=0)
+        """, fixed_proof=Proof(check="assert len(set(history.history['scale'])) == 3, history.history")),
         valid("""
             import numpy as np
             import tensorflow as tf
