@@ -361,7 +361,7 @@ class ElementwiseMapFn(Rule):
             elems = call.args[1] if len(call.args) > 1 else _keyword(call, "elems")
             if fn is None or elems is None or _ragged(call) or _ragged_elems(elems, site.scope, values):
                 continue
-            suggestion = _vectorized(fn, elems, ctx.facts)
+            suggestion = _vectorized(fn, elems, ctx.facts, _defined(values, fn, site.scope))
             if suggestion is None:
                 continue
             text, reduced, exact = suggestion
@@ -433,7 +433,7 @@ def _keeping_a_tensor(ctx: Context, fn: ast.expr, elems: ast.expr, scope, text: 
 
     wrapped: ast.expr = type(elems)([converted(p) for p in parts], ast.Load()) \
         if isinstance(elems, (ast.Tuple, ast.List)) else converted(elems)
-    found = _vectorized(fn, wrapped, ctx.facts)
+    found = _vectorized(fn, wrapped, ctx.facts, _defined(values, fn, scope))
     return found[0] if found is not None else None
 
 
@@ -476,7 +476,17 @@ def _ragged_elems(elems: ast.expr, scope, values: ValueModel) -> bool:
     return False
 
 
-def _vectorized(fn: ast.expr, elems: ast.expr, facts: Facts) -> tuple[str, bool, bool] | None:
+def _defined(values: ValueModel, fn: ast.expr, scope) -> ast.AST | None:
+    """The def a function name refers to where map_fn is called (the value model follows scopes:
+    two tests that each define their own `quadratic` are two functions)."""
+    if not isinstance(fn, ast.Name):
+        return None
+    value = values.value(fn, scope)
+    return value.ref if value.certain and isinstance(value.ref, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def _vectorized(fn: ast.expr, elems: ast.expr, facts: Facts, defined: ast.AST | None = None
+                ) -> tuple[str, bool, bool] | None:
     """The vectorized replacement for `tf.map_fn(fn, elems)`, whether it adds a reduction axis,
     and whether it is right whatever the rank of `elems` (no image op on the way)."""
     imports = facts.imports
@@ -493,7 +503,7 @@ def _vectorized(fn: ast.expr, elems: ast.expr, facts: Facts) -> tuple[str, bool,
             if op.has("reduction"):
                 return f"{ast.unparse(fn)}({ast.unparse(elems)}, axis=1)", True, True
             return None
-    resolved = _function_expr(fn, facts)
+    resolved = _function_expr(fn, facts, defined)
     if resolved is None:
         return None
     param, body = resolved
@@ -507,23 +517,23 @@ def _vectorized(fn: ast.expr, elems: ast.expr, facts: Facts) -> tuple[str, bool,
     return _substitute(body, param, elems, tuple_elems, analysis), bool(analysis.added_axis), exact
 
 
-def _function_expr(fn: ast.expr, facts: Facts) -> tuple[str, ast.expr] | None:
-    """The single parameter and the returned expression of a lambda or a def; a def's local
-    assignments (`err = tf.abs(p - t)`, `p, t = pair`) are substituted into its return value."""
+def _function_expr(fn: ast.expr, facts: Facts, defined: ast.AST | None = None) -> tuple[str, ast.expr] | None:
+    """The single parameter and the returned expression of a lambda or of `defined`, the def the
+    name `fn` refers to; a def's local assignments (`err = tf.abs(p - t)`, `p, t = pair`) are
+    substituted into its return value."""
     if isinstance(fn, ast.Lambda):
         param = _single_param(fn.args)
         return (param, fn.body) if param else None
-    if isinstance(fn, ast.Name):
-        for node in facts.function_scopes:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.id \
-                    and not node.decorator_list:
-                param = _single_param(node.args)
-                body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-                if not param or not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
-                    return None
-                returned = _inlined(body[:-1], body[-1].value, param)
-                return (param, returned) if returned is not None else None
-    return None
+    node = defined
+    if not (isinstance(fn, ast.Name) and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.name == fn.id and not node.decorator_list):
+        return None
+    param = _single_param(node.args)
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if not param or not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+        return None
+    returned = _inlined(body[:-1], body[-1].value, param)
+    return (param, returned) if returned is not None else None
 
 
 def _inlined(assignments: list[ast.stmt], returned: ast.expr, param: str) -> ast.expr | None:
