@@ -83,7 +83,7 @@ def traced_bodies(ctx) -> dict[int, Body]:
                 found[id(scope.node)] = Body(scope, trace.node, function_name(trace.node),
                                              f"{function_name(trace.node)}, which `{caller}` traces into a graph",
                                              trace.caller, "traces this function", implicit=True)
-            elif trace.keras and not eager_keras:
+            elif trace.keras and not eager_keras and not stepped_directly_only(trace.node, values):
                 found[id(scope.node)] = Body(scope, trace.node, function_name(trace.node),
                                              f"{function_name(trace.node)}, which Keras traces into a tf.function",
                                              trace.origin, "Keras traces this method under fit / evaluate / predict",
@@ -145,3 +145,41 @@ def in_eager_branch(node: ast.AST, body: Body, facts) -> bool:
             if (branch == "body" and child is parent.body) or (branch == "orelse" and child is parent.orelse):
                 return True
     return False
+
+
+# The Keras methods that trace a model's train_step / test_step / predict_step into a tf.function.
+_KERAS_TRACING = frozenset({
+    "fit", "evaluate", "predict", "train_on_batch", "test_on_batch", "predict_on_batch",
+    "make_train_function", "make_test_function", "make_predict_function",
+})
+
+
+def stepped_directly_only(step: ast.AST, values) -> bool:
+    """Keras traces a model's `train_step` only when `fit` (or another method of
+    `_KERAS_TRACING`) runs it. Is this step method called directly (`model.train_step(batch)`,
+    plain Python in eager mode) on an instance of its class, while nothing in the file calls a
+    tracing method on an object that may be one?"""
+    facts = values.facts
+    scope = facts.function_scopes.get(step)
+    cls = scope.parent.node if scope is not None and scope.parent is not None else None
+    name = getattr(step, "name", None)
+    if not isinstance(cls, ast.ClassDef) or name is None:
+        return False
+
+    def instance(site):
+        func = site.node.func
+        return values.value(func.value, site.scope) if isinstance(func, ast.Attribute) else None
+
+    direct = False
+    for site in facts.calls:
+        method = site.node.func.attr if isinstance(site.node.func, ast.Attribute) else None
+        if method == name:
+            receiver = instance(site)
+            if receiver is not None and receiver.user_class is cls:
+                direct = True
+        elif method in _KERAS_TRACING:
+            receiver = instance(site)
+            if receiver is None or receiver.user_class is cls or (receiver.user_class is None
+                                                                   and not receiver.certain):
+                return False  # may be an instance of the class: fit traces the step
+    return direct

@@ -9,6 +9,7 @@ from ...analysis.guards import eager_context, runs_functions_eagerly
 from ...analysis import library
 from ...analysis.keras_graph import KerasTrace, keras_trace_of, keras_traces
 from ...analysis.traced import Trace, function_name, trace_of
+from ...analysis.traced_bodies import stepped_directly_only
 from ...analysis.values import DATASET, METHOD, TENSOR, VARIABLE, Value, ValueModel, values_for
 from ..tape._fixes import unfixed
 from ._fixes import tensor_context, tf_alias
@@ -409,51 +410,13 @@ def _trace(site: CallSite, values: ValueModel) -> Trace | KerasTrace | None:
     traced = trace_of(values, site.scope, combinators=True)
     if traced is None:
         return keras_trace_of(values, site.scope)
-    if traced.keras and _stepped_directly_only(traced.node, values):
+    if traced.keras and stepped_directly_only(traced.node, values):
         return None
     if traced.caller is None:
         return traced
     method = values.value(traced.caller.func)
     return traced if method.kind == METHOD and isinstance(method.ref, Value) \
         and method.ref.kind == DATASET else None
-
-
-# The Keras methods that trace a model's train_step / test_step / predict_step into a tf.function.
-_KERAS_TRACING = frozenset({
-    "fit", "evaluate", "predict", "train_on_batch", "test_on_batch", "predict_on_batch",
-    "make_train_function", "make_test_function", "make_predict_function",
-})
-
-
-def _stepped_directly_only(step: ast.AST, values: ValueModel) -> bool:
-    """Keras traces a model's `train_step` only when `fit` (or another method of
-    `_KERAS_TRACING`) runs it. Is this step method called directly (`model.train_step(batch)`,
-    plain Python in eager mode) on an instance of its class, while nothing in the file calls a
-    tracing method on an object that may be one?"""
-    facts = values.facts
-    scope = facts.function_scopes.get(step)
-    cls = scope.parent.node if scope is not None and scope.parent is not None else None
-    name = getattr(step, "name", None)
-    if not isinstance(cls, ast.ClassDef) or name is None:
-        return False
-
-    def instance(site: CallSite) -> Value | None:
-        func = site.node.func
-        return values.value(func.value, site.scope) if isinstance(func, ast.Attribute) else None
-
-    direct = False
-    for site in facts.calls:
-        method = site.node.func.attr if isinstance(site.node.func, ast.Attribute) else None
-        if method == name:
-            receiver = instance(site)
-            if receiver is not None and receiver.user_class is cls:
-                direct = True
-        elif method in _KERAS_TRACING:
-            receiver = instance(site)
-            if receiver is None or receiver.user_class is cls or (receiver.user_class is None
-                                                                   and not receiver.certain):
-                return False  # may be an instance of the class: fit traces the step
-    return direct
 
 
 # NumPy reductions whose TensorFlow twin keeps an integer dtype (NumPy averages in floating

@@ -218,6 +218,29 @@ class PythonSideEffect(Rule):
         valid("""
             import tensorflow as tf
 
+            class Logged(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(2)
+                    self.seen = []
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    loss = tf.reduce_mean((self(x) - y) ** 2)
+                    self.seen.append(float(loss))
+                    return {"loss": loss}
+
+            model = Logged()
+            for _ in range(3):
+                model.train_step((tf.ones((4, 3)), tf.zeros((4, 2))))
+        """, "a train_step the file calls directly, never through fit: plain eager Python",
+            proof=Proof(check="assert len(model.seen) == 3, model.seen")),
+        valid("""
+            import tensorflow as tf
+
             class Stats:
                 def __init__(self):
                     self.calls = tf.Variable(0)
