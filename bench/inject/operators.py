@@ -872,8 +872,8 @@ def op_side_effect(mod: Module):
         data = fn in mod.data_fns
         oracle = {"kind": "trace-only", "data_debug": data}
         b = Builder(mod, "print", "tffunc-python-side-effect", stmt, oracle, "print() in the traced function")
-        k = b.insert_lines_after(stmt.end_lineno, f'{ind}print("inject-trace", {name})\n')
-        yield b.build(("edit", k, 0), marker="inject-trace")
+        k = b.insert_lines_after(stmt.end_lineno, f'{ind}print("inject-value", {name})\n')
+        yield b.build(("edit", k, 0), marker="inject-value")
         b = Builder(mod, "append", "tffunc-python-side-effect", stmt, oracle, "list.append in the traced function")
         at = _module_insert_point(mod)
         b.insert_lines_after(at, "debug_values = []\n") if at else b.insert_lines_before(1, "debug_values = []\n")
