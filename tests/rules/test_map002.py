@@ -40,20 +40,46 @@ def test_suggestion(call: str, expected: str) -> None:
 
 @pytest.mark.parametrize("call", [
     "tf.map_fn(lambda im: tf.image.central_crop(im, tf.reduce_max(im)), x)",  # an argument from the image
-    "tf.map_fn(lambda r: tf.reduce_sum(r, keepdims=True), x)",
-    "tf.map_fn(lambda r: tf.reduce_sum(r, axis=k), x)",         # axis not a literal
-    "tf.map_fn(lambda r: tf.nn.softmax(r, axis=0), x)",         # axis 0 of a row is axis 1 of x
-    "tf.map_fn(lambda r: tf.tensordot(W, r, axes=1), x)",       # contracts the mapped axis
     "tf.map_fn(lambda t: t[0] * t[2], (a, b), dtype=tf.float32)",  # index out of the tuple
     "tf.map_fn(lambda t: t * 2, (a, b))",                       # the whole tuple
     "tf.map_fn(lambda r: tf.where(r), x)",                      # indices: variable length
     "tf.map_fn(tf.add, x)",                                     # needs two arguments
     "tf.map_fn(tf.strings.length, s)",
-    "tf.map_fn(lambda r: r[1:] * 2, x)",                        # slicing the element
     "tf.map_fn(lambda a: a * 2, tf.ragged.constant([[1.0], [2.0, 3.0]]))",
     "tf.map_fn(lambda a: a * 2, x, fn_output_signature=tf.RaggedTensorSpec(shape=[None]))",
     "tf.map_fn(lambda a: 2.0, x)",                              # ignores its element
     "tf.map_fn(user_function, x)",                              # unknown function
 ])
 def test_silent(call: str) -> None:
+    assert suggestion(call) is None
+
+
+# No single op replaces these, but every op in them has a vectorized form with shapes fixed
+# before the element is seen: tf.vectorized_map is the replacement.
+@pytest.mark.parametrize("call", [
+    "tf.map_fn(lambda r: tf.reduce_sum(r, keepdims=True), x)",
+    "tf.map_fn(lambda r: tf.reduce_sum(r, axis=k), x)",         # axis not a literal
+    "tf.map_fn(lambda r: tf.nn.softmax(r, axis=0), x)",         # axis 0 of a row is axis 1 of x
+    "tf.map_fn(lambda r: tf.tensordot(W, r, axes=1), x)",       # contracts the mapped axis
+    "tf.map_fn(lambda r: r[1:] * 2, x)",                        # slicing the element
+    "tf.map_fn(lambda t: tf.tensordot(t[0], t[1], 0), (a, b))",  # outer products
+    "tf.map_fn(lambda v: grid[tf.argmin(tf.abs(v - grid))], x)",  # a fixed tensor indexed per element
+    "tf.map_fn(lambda r: tf.einsum('ij,j->i', M, r), x)",
+    "tf.map_fn(lambda r: tf.reshape(r, [2, -1]) * 2.0, x)",
+])
+def test_vectorized_map(call: str) -> None:
+    assert suggestion(call) in ("tf.vectorized_map(fn, x)", "tf.vectorized_map(fn, (a, b))")
+
+
+@pytest.mark.parametrize("call", [
+    "tf.map_fn(lambda r: r[: tf.cast(r[0], tf.int32)], x)",     # a slice the element decides
+    "tf.map_fn(lambda r: tf.reshape(r, tf.shape(r)[::-1]), x)",  # a shape the element decides
+    "tf.map_fn(lambda r: tf.random.shuffle(r), x)",             # an op outside the list
+    "tf.map_fn(lambda r: tf.unique(r).y, x)",
+    "tf.map_fn(lambda r: tf.boolean_mask(r, r > 0), x)",
+    "tf.map_fn(lambda r: r if r > 0 else -r, x)",              # Python control flow
+    "tf.map_fn(lambda r: helper(r) * 2, x)",                    # a Python function it cannot see
+    "tf.map_fn(lambda r: r[tf.argmax(r)], x)",                  # the element indexed by itself
+])
+def test_not_vectorizable(call: str) -> None:
     assert suggestion(call) is None

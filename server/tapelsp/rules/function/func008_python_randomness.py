@@ -271,6 +271,76 @@ class PythonRandomness(Rule):
             values = [float(noisy(tf.constant(0.0))) for _ in range(3)]
         """, 8, "a NumPy Generator defined outside the function",
             proof=Proof(check="assert values[0] == values[1] == values[2]"))),
+        unfixed(invalid("""
+            import random
+            import tensorflow as tf
+
+            def augment(x):
+                if random.random() < 0.5:
+                    return tf.reverse(x, [0])
+                return x
+
+            @tf.function
+            def step(x):
+                return augment(x) * 2.0
+
+            outs = [step(tf.constant([1.0, 2.0])).numpy().tolist() for _ in range(20)]
+        """, 5, "a helper the tf.function calls: its Python runs in the trace too",
+            proof=Proof(check="assert all(o == outs[0] for o in outs) and step.experimental_get_tracing_count() == 1"))),
+        unfixed(invalid("""
+            import random
+            import numpy as np
+            import keras
+            import tensorflow as tf
+
+            class DropPath(keras.layers.Layer):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = keras.layers.Dense(4)
+
+                def call(self, x, training=False):
+                    if training and random.random() < 0.5:
+                        return x
+                    return x + self.fc(x)
+
+            block = DropPath()
+
+            @tf.function
+            def forward(x):
+                return block(x, training=True)
+
+            x = tf.ones((2, 4))
+            dropped = [bool(np.allclose(forward(x).numpy(), x.numpy())) for _ in range(20)]
+        """, 12, "stochastic depth in a Keras layer's call, run by a tf.function's trace",
+            proof=Proof(check="assert len(set(dropped)) == 1, dropped"))),
+        valid("""
+            import random
+            import tensorflow as tf
+
+            def noise():
+                return random.random()
+
+            @tf.function
+            def step(x, n):
+                return x + n
+
+            outs = [float(step(tf.constant(0.0), tf.constant(noise()))) for _ in range(5)]
+        """, "a helper called outside the tf.function, its draw passed in as a tensor",
+            proof=Proof(check="assert len(set(outs)) > 1 and step.experimental_get_tracing_count() == 1")),
+        valid("""
+            import random
+            import tensorflow as tf
+
+            def draw():
+                return random.random()
+
+            @tf.function
+            def step(x):
+                return x + tf.py_function(draw, [], tf.float64)
+
+            outs = [float(step(tf.constant(0.0, tf.float64))) for _ in range(5)]
+        """, "a helper given to tf.py_function: TensorFlow calls it as Python on every run",
+            proof=Proof(check="assert len(set(outs)) > 1")),
         valid("""
             import tensorflow as tf
 
@@ -484,11 +554,14 @@ class PythonRandomness(Rule):
     def check(self, ctx: Context) -> None:
         state = file_state(ctx.facts)
         bodies = traced_bodies(ctx)
-        if not bodies:
+        helpers = _traced_helpers(ctx, bodies)
+        if not bodies and not helpers:
             return
         for site in ctx.facts.calls:
             function = site.scope.function
             body = bodies.get(id(function.node)) if function is not None else None
+            if body is None and function is not None:
+                body = helpers.get(id(function.node))
             if body is None:
                 continue
             found = _frozen(site, state, ctx)
@@ -502,8 +575,45 @@ class PythonRandomness(Rule):
                 f"baked into the graph, so every later call gets the same value. Use {instead} inside "
                 "the function, or compute the value outside and pass it in as a tensor.",
                 related=[ctx.related(body.origin, body.note)],
-                fix=_tf_random(ctx, site),
+                # In a helper the draw may feed a Python `if` that no AutoGraph converts (a Keras 3
+                # Layer.call): a tensor there would not run. No fix.
+                fix=_tf_random(ctx, site) if id(function.node) not in helpers else None,
             )
+
+
+def _traced_helpers(ctx: Context, bodies: dict) -> dict:
+    """Defs of this file that a tf.function's trace runs without enclosing them: a helper it calls
+    by name, a method through `self`, the `call` of a Keras layer or model of this file it calls
+    (`block(x)`): their Python runs during that trace too (analysis/traced.py). By id of the def."""
+    facts = ctx.facts
+    if not facts.tf_functions:
+        return {}
+    from ...analysis.traced import function_name, traced_functions
+    from ...analysis.traced_bodies import Body
+    from ...analysis.values import values_for
+
+    values = values_for(ctx)
+    found: dict = {}
+    for tf_function in facts.tf_functions:
+        if tf_function.node is None or id(tf_function.node) not in bodies:
+            continue
+        outer = bodies[id(tf_function.node)]
+        for node in traced_functions(facts, tf_function, values):
+            scope = facts.function_scopes.get(node)
+            if id(node) in bodies or id(node) in found or scope is None or scope.traced_by is not None \
+                    or _in_callback(scope):
+                continue
+            found[id(node)] = Body(scope, node, function_name(node),
+                                   f"{outer.where}, which runs {function_name(node)}", outer.origin, outer.note)
+    return found
+
+
+def _in_callback(scope) -> bool:
+    while scope is not None and scope.kind in ("function", "lambda"):
+        if scope.eager_callback:
+            return True
+        scope = scope.parent
+    return False
 
 
 def _tf_random(ctx: Context, site: CallSite):
