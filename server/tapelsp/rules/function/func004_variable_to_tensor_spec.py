@@ -172,11 +172,13 @@ class VariableToTensorSpec(Rule):
             @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
             def grad_of_square(v):
                 with tf.GradientTape() as tape:
+                    tape.watch(v)
                     y = v * v
                 return tape.gradient(y, v)
 
             g = grad_of_square(tf.constant(3.0))
-        """, "only tensors are passed (their gradient is None without watch, but that is TAPE010's finding)"),
+        """, "only tensors are passed, and watched: the signature changes nothing for a tensor",
+            proof=Proof(check="assert float(g) == 6.0")),
     )
 
     def check(self, ctx: Context) -> None:

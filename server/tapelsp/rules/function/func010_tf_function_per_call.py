@@ -186,17 +186,17 @@ class TfFunctionPerCall(Rule):
             heads = prefix_sums(tf.range(5.0))
 
             @tf.function
-            def hoisted(x):
+            def hoisted(x, n):
                 return tf.reduce_sum(x[:n])
 
-            stale = []
+            passed = []
             for n in (1, 3):
-                stale.append(float(hoisted(tf.range(5.0))))
+                passed.append(float(hoisted(tf.range(5.0), tf.constant(n))))
         """, "each iteration's tf.function reads the loop's Python value: each needs its own trace (made once, "
-             "the first value stays baked in)",
+             "it must take the value as a tensor argument)",
             proof=Proof(check="""
                 assert heads == [0.0, 3.0], heads
-                assert stale == [0.0, 0.0] and hoisted.experimental_get_tracing_count() == 1, stale
+                assert passed == [0.0, 3.0] and hoisted.experimental_get_tracing_count() == 1, passed
             """)),
         valid("""
             import tensorflow as tf

@@ -142,27 +142,31 @@ class V1ControlFlowUnderTape(Rule):
         valid("""
             import tensorflow as tf
 
-            x = tf.constant([1.0, 2.0, 3.0])
+            x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+            lengths = tf.constant([1, 2])
             with tf.GradientTape() as tape:
                 tape.watch(x)
-                y = tf.map_fn(lambda a: a * a, x)
+                y = tf.map_fn(lambda t: tf.reduce_sum(t[0][:t[1]] ** 2), (x, lengths), fn_output_signature=tf.float32)
             grad = tape.gradient(y, x)
-        """, "TensorFlow 2 eager: the tape differentiates map_fn",
-            proof=Proof(check="assert grad.numpy().tolist() == [2.0, 4.0, 6.0]", isolated=True)),
+        """, "TensorFlow 2 eager: the tape differentiates map_fn (here the sum of squares of each row's "
+             "first `length` entries, a variable-length slice per row)",
+            proof=Proof(check="assert grad.numpy().tolist() == [[2.0, 0.0], [6.0, 8.0]]", isolated=True)),
         valid("""
             import tensorflow as tf
 
             tf.compat.v1.disable_eager_execution()
 
-            x = tf.constant([1.0, 2.0, 3.0])
+            x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+            lengths = tf.constant([1, 2])
             with tf.GradientTape() as tape:
                 tape.watch(x)
-                y = tf.map_fn(lambda a: a * a, x)
+                y = tf.map_fn(lambda t: tf.reduce_sum(t[0][:t[1]] ** 2), (x, lengths), fn_output_signature=tf.float32)
             grad = tape.gradient(y, x)
             with tf.compat.v1.Session() as session:
                 value = session.run(grad)
         """, "disable_eager_execution() alone keeps control flow v2: the gradient exists",
-            proof=Proof(check="assert grad is not None and value.tolist() == [2.0, 4.0, 6.0]", isolated=True)),
+            proof=Proof(check="assert grad is not None and value.tolist() == [[2.0, 0.0], [6.0, 8.0]]",
+                        isolated=True)),
         valid("""
             import tensorflow as tf
 
@@ -181,29 +185,30 @@ class V1ControlFlowUnderTape(Rule):
             tf.compat.v1.disable_v2_behavior()
 
             @tf.function
-            def grad_of_squares(x):
+            def grad_of_squares(x, lengths):
                 with tf.GradientTape() as tape:
                     tape.watch(x)
-                    y = tf.map_fn(lambda a: a * a, x)
+                    y = tf.map_fn(lambda t: tf.reduce_sum(t[0][:t[1]] ** 2), (x, lengths), fn_output_signature=tf.float32)
                 return tape.gradient(y, x)
 
-            grad = grad_of_squares(tf.constant([1.0, 2.0, 3.0]))
+            grad = grad_of_squares(tf.constant([[1.0, 2.0], [3.0, 4.0]]), tf.constant([1, 2]))
             with tf.compat.v1.Session() as session:
                 value = session.run(grad)
         """, "a tape inside a tf.function: function graphs use control flow v2",
-            proof=Proof(check="assert value.tolist() == [2.0, 4.0, 6.0]", isolated=True)),
+            proof=Proof(check="assert value.tolist() == [[2.0, 0.0], [6.0, 8.0]]", isolated=True)),
         valid("""
             import tensorflow as tf
 
             tf.compat.v1.disable_v2_behavior()
 
-            x = tf.constant([1.0, 2.0, 3.0])
-            y = tf.map_fn(lambda a: a * a, x)
+            x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+            lengths = tf.constant([1, 2])
+            y = tf.map_fn(lambda t: tf.reduce_sum(t[0][:t[1]] ** 2), (x, lengths), fn_output_signature=tf.float32)
             grad = tf.gradients(y, x)[0]
             with tf.compat.v1.Session() as session:
                 value = session.run(grad)
         """, "graph mode differentiated with tf.gradients",
-            proof=Proof(check="assert value.tolist() == [2.0, 4.0, 6.0]", isolated=True)),
+            proof=Proof(check="assert value.tolist() == [[2.0, 0.0], [6.0, 8.0]]", isolated=True)),
         valid("""
             import tensorflow as tf
 
@@ -213,9 +218,9 @@ class V1ControlFlowUnderTape(Rule):
             with tf.GradientTape() as tape:
                 tape.watch(x)
                 y = x * x
-            total = tf.map_fn(lambda a: a + 1.0, y)
+            total = tf.scan(lambda acc, a: acc + a, y)
             grad = tape.gradient(y, x)
-        """, "map_fn after the tape block is not differentiated by it"),
+        """, "a loop after the tape block is not differentiated by it"),
         valid("""
             import tensorflow as tf
 
