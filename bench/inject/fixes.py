@@ -15,9 +15,10 @@ of that applicability was offered (`+` joins several) and per applicability:
 * unchanged   - no fix of that applicability was offered, or applying it changed nothing.
 
 A crash is also marked when the mutant itself already ended in an exception (the fix moved the
-failure rather than introduced one). The unsafe row of a mutant is counted only when it was offered an unsafe fix (otherwise the
+failure rather than introduced one): such crashes are in `crashed` and counted again apart, as
+"mutant already crashing", in the summary line; `crashed` minus those is what the fixes broke. The unsafe row of a mutant is counted only when it was offered an unsafe fix (otherwise the
 unsafe run is the safe run again). Originals must come out byte-identical; any that changed is
-listed. The fixed texts of crashes are kept in .cache/bench/inject/fixes/crashed/ for reading.
+listed. The fixed texts of crashes are kept in .cache/bench/inject/fixes/<engine>/crashed/ for reading.
 """
 from __future__ import annotations
 
@@ -122,7 +123,7 @@ def main() -> None:
         table = defaultdict(Counter)
         crashed_before = Counter()
         records = []
-        crashed_dir = CACHE / "fixes" / "crashed"
+        crashed_dir = base / "crashed"
         for i, mt in enumerate(confirmed, 1):
             offered = defaultdict(set)
             for f in findings.get(mt.id, []):

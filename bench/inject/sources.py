@@ -4,7 +4,7 @@ Three origins:
 * `dev`: the negatives of the dev corpus, read at run time from `$TAPELSP_DEV_CORPUS`
   (default /work/shared/corpus/dev), never copied into the repository;
 * `example`: the valid examples of tapelsp's rules (`tapelsp.rules.all_rules()`, read from the
-  engine snapshot);
+  engine snapshot) that import TensorFlow and have no `tensorflow_version` (or "2.21");
 * `own`: the tutorial-style programs in `programs/` (scripts, notebooks, packages with main.py).
 
 A notebook is mutated and run as one joined module: its code cells in order, each preceded by a
@@ -26,6 +26,9 @@ HERE = Path(__file__).resolve().parent
 PROGRAMS = HERE / "programs"
 DEV = Path(os.environ.get("TAPELSP_DEV_CORPUS", "/work/shared/corpus/dev"))
 CELL = re.compile(r"^# <cell (\d+)>$")
+# The TensorFlow the mutants run under: a rule example written for another version
+# (`tensorflow_version="2.6"`, "1.15") may be that rule's pitfall here, so it is no original.
+TENSORFLOW_VERSION = "2.21"
 
 
 @dataclass(frozen=True)
@@ -188,8 +191,8 @@ def rule_examples(server: Path) -> list[Program]:
                           env={**os.environ, "PYTHONPATH": str(server)}, check=True)
     out = []
     for ex in json.loads(done.stdout):
-        if ex["tensorflow_version"] and not ex["tensorflow_version"].startswith("2."):
-            continue
+        if ex["tensorflow_version"] not in (None, TENSORFLOW_VERSION):
+            continue  # an example about another TensorFlow (1.15, 2.6, ...) is no 2.21 correct program
         if "import tensorflow" not in ex["source"]:
             continue
         name = f"example_{ex['code'].lower()}_{ex['k']}.py"
