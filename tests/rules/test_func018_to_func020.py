@@ -1,5 +1,6 @@
-"""FUNC018 (a call outside the input_signature) and FUNC019 (a recursive tf.function): what they
-may not claim. The rules' examples (run under TensorFlow by tests/runtime) show what they find."""
+"""FUNC018 (a call outside the input_signature), FUNC019 (a recursive tf.function) and FUNC020 (a fresh
+object argument per call): what they may not claim. The rules' examples (run under TensorFlow by
+tests/runtime) show what they find."""
 
 from __future__ import annotations
 
@@ -129,3 +130,38 @@ def test_a_method_calling_another_instance_s_method_of_the_same_name() -> None:
     """
     assert flagged(source, "FUNC019") == []
     assert flagged(source.replace("self.child.walk(n)", "self.walk(n - 1)"), "FUNC019") == [13]
+
+
+FRESH = """
+    import tensorflow as tf
+
+    class Config:
+        def __init__(self, scale=2.0):
+            self.scale = scale
+
+    @tf.function
+    def scaled(x, config):
+        return x * config.scale
+
+    CALLS
+"""
+
+
+def test_func020_only_objects_made_anew_for_each_call() -> None:
+    def at(calls: str) -> list[int]:
+        return flagged(FRESH.replace("CALLS", calls.replace("\n", "\n    ")), "FUNC020")
+
+    assert at("for i in range(3):\n    scaled(tf.constant(1.0), Config())") == [12]
+    assert at("for i in range(3):\n    c = Config()\n    scaled(tf.constant(1.0), c)") == [13]
+    assert at("c = Config()\nfor i in range(3):\n    scaled(tf.constant(1.0), c)") == []
+    assert at("scaled(tf.constant(1.0), Config())\nscaled(tf.constant(2.0), Config())") == [12]
+    assert at("c = Config()\nscaled(tf.constant(1.0), c)\nscaled(tf.constant(2.0), c)") == []
+    assert at("scaled(tf.constant(1.0), Config())") == []
+
+
+def test_func020_classes_traced_by_their_values_or_by_a_protocol() -> None:
+    protocol = FRESH.replace("self.scale = scale", "self.scale = scale\n\n        def __tf_tracing_type__(self, context):\n            return None")
+    loop = "for i in range(3):\n        scaled(tf.constant(1.0), Config())"
+    assert flagged(protocol.replace("CALLS", loop), "FUNC020") == []
+    module = FRESH.replace("class Config:", "class Config(tf.Module):")
+    assert flagged(module.replace("CALLS", loop), "FUNC020") == []
