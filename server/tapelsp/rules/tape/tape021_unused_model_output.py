@@ -4,7 +4,7 @@ import ast
 
 from ...analysis.gradcalls import fast_slice, gradient_calls
 from ...analysis.keras_graph import functional_model_of, layers_feeding_only
-from ...analysis.values import MODEL, values_for
+from ...analysis.values import LAYER, MODEL, values_for
 from ...facts.names import dotted
 from ...model import Severity
 from ...versions import VersionRange
@@ -20,6 +20,12 @@ class UnusedModelOutput(Rule):
     Keras model with several outputs, built in this file, the tape unpacks its outputs
     (`main, aux = model(x)`), and the loss is computed from some of them only, while layers
     of the model feed nothing but the outputs the loss leaves out (an auxiliary head).
+
+    Also a subclassed model of this file whose `call` runs a sub-layer only under `if
+    self.flag` (or `... if self.flag else ...`), built with the flag on (`model =
+    Net(flag=True)`, then `model(x)`) and switched off (`model.flag = False`) before
+    `tape.gradient(loss, model.trainable_variables)` in the same function: the sub-layer's
+    variables stay in the list but are off the path.
 
     ## Why is this bad?
     The gradient with respect to the variables of those layers is None. `apply_gradients`
@@ -49,7 +55,7 @@ class UnusedModelOutput(Rule):
 
     code = "TAPE021"
     name = "unused-model-output"
-    summary = "The loss uses some outputs of a multi-output model: the layers of the others get None gradients"
+    summary = "Layers the loss never reaches (another output's head, a sub-layer switched off) get None gradients"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape", "Model(")
@@ -122,6 +128,95 @@ class UnusedModelOutput(Rule):
             optimizer.apply_gradients(pairs)
         """, "the head discarded on purpose (`_`) and the None gradients filtered out",
             proof=Proof(check="assert len(pairs) == 4")),
+        invalid("""
+            import tensorflow as tf
+            import keras
+
+            class WideDeep(keras.Model):
+                def __init__(self, use_wide=False):
+                    super().__init__()
+                    self.use_wide = use_wide
+                    self.wide = keras.layers.Dense(1)
+                    self.deep = keras.layers.Dense(1)
+
+                def call(self, x):
+                    out = self.deep(x)
+                    if self.use_wide:
+                        out = out + self.wide(x)
+                    return out
+
+            def train():
+                x = tf.ones((4, 3))
+                model = WideDeep(use_wide=True)
+                model(x)
+                model.use_wide = False
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x) ** 2)
+                return model, tape.gradient(loss, model.trainable_variables)
+
+            model, grads = train()
+        """, 24, "a sub-layer switched off by a flag after the model was built (dev corpus 170)",
+            proof=Proof(check="""
+                missing = [v for v, g in zip(model.trainable_variables, grads) if g is None]
+                assert len(missing) == 2 and all(any(v is w for w in model.wide.weights) for v in missing)
+            """)),
+        valid("""
+            import tensorflow as tf
+            import keras
+
+            class WideDeep(keras.Model):
+                def __init__(self, use_wide=False):
+                    super().__init__()
+                    self.use_wide = use_wide
+                    self.wide = keras.layers.Dense(1)
+                    self.deep = keras.layers.Dense(1)
+
+                def call(self, x):
+                    out = self.deep(x)
+                    if self.use_wide:
+                        out = out + self.wide(x)
+                    return out
+
+            def train():
+                x = tf.ones((4, 3))
+                model = WideDeep(use_wide=False)
+                model(x)
+                model.use_wide = False
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(model(x) ** 2)
+                return model, tape.gradient(loss, model.trainable_variables)
+
+            model, grads = train()
+        """, "built with the flag off: the sub-layer never made its variables, none is missing",
+            proof=Proof(check="assert len(grads) == 2 and all(g is not None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+            import keras
+
+            class Gen(keras.Model):
+                def __init__(self, use_mapping=True):
+                    super().__init__()
+                    self.use_mapping = use_mapping
+                    self.mapping = keras.layers.Dense(3)
+                    self.synthesis = keras.layers.Dense(2)
+
+                def call(self, z):
+                    w = self.mapping(z) if self.use_mapping else z
+                    return self.synthesis(w)
+
+            def train():
+                z = tf.ones((4, 3))
+                gen = Gen()
+                gen(z)
+                gen.use_mapping = False
+                gen.use_mapping = True
+                with tf.GradientTape() as tape:
+                    loss = tf.reduce_mean(gen(z) ** 2)
+                return tape.gradient(loss, gen.trainable_variables)
+
+            grads = train()
+        """, "switched back on before the tape",
+            proof=Proof(check="assert len(grads) == 4 and all(g is not None for g in grads)")),
     )
 
     def check(self, ctx: Context) -> None:
@@ -131,6 +226,8 @@ class UnusedModelOutput(Rule):
                 continue
             sources = call.sources
             if not (isinstance(sources, ast.Attribute) and sources.attr in _VARIABLE_LISTS):
+                continue
+            if _switched_off(ctx, values, call):
                 continue
             owner = dotted(sources.value)
             if owner is None:
@@ -209,3 +306,174 @@ def _names_read(call, names: list[str]) -> set[str] | None:
     exprs.extend(d.value for d in fast_slice(call.flow, call.target, call.node) if d.value is not None)
     read = {n.id for e in exprs for n in ast.walk(e) if isinstance(n, ast.Name) and n.id in names}
     return read
+
+
+# --- a sub-layer switched off by a flag after the model was built -------------------------------
+
+def _switched_off(ctx: Context, values, call) -> bool:
+    """`model.trainable_variables` of a subclassed model of this file whose `call` runs a sub-layer
+    only under `if self.flag` (or `... if self.flag else ...`), built with the flag on
+    (`model = Net(flag=True)`, then `model(x)`), then switched off by `model.flag = False` before
+    the gradient call, in the same function: the sub-layer's variables are in the list and not on
+    the path, so their gradients are None. Reports and returns True when found."""
+    sources = call.sources
+    if not isinstance(sources.value, ast.Name) or _none_filtered(call):
+        return False
+    owner = sources.value.id
+    model = values.value(sources.value, call.site.scope)
+    cls = model.user_class
+    if model.kind != MODEL or cls is None:
+        return False
+    methods = {m.name: m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    forward, init = methods.get("call"), methods.get("__init__")
+    if forward is None or init is None:
+        return False
+    scope_node = call.site.scope.node
+    statements = sorted((n for n in ast.walk(scope_node) if isinstance(n, ast.stmt) and n is not scope_node),
+                        key=lambda n: (n.lineno, n.col_offset))
+    for layer, flag, enabling, branch in _gated_layers(forward):
+        if any(_loads_self_attr(m, layer) for name, m in methods.items() if name not in ("__init__", "call")):
+            continue
+        if values.instance_attribute(cls, layer).kind not in (LAYER, MODEL):
+            continue
+        switch = _switch(statements, owner, flag, enabling, call.node.lineno)
+        if switch is None:
+            continue
+        built = _built_with_flag_on(statements, owner, cls, init, flag, enabling, switch.lineno)
+        if built is None:
+            continue
+        label = ctx.facts.line_label
+        ctx.report(
+            call.node,
+            f"`{owner}.{flag}` is set to {not enabling} on {label(switch.lineno)}, after `{owner}` was built "
+            f"with it {enabling} on {label(built.lineno)}: `{cls.name}.call` now skips `self.{layer}` "
+            f"({label(branch.lineno)}), whose variables are still in `{owner}.{sources.attr}`. "
+            f"`{call.label()}` returns None for them, and `apply_gradients` warns \"Gradients do not exist for "
+            "variables\" and leaves them untrained. Differentiate only the variables the loss uses, or drop "
+            "the None gradients before applying them.",
+            related=[ctx.related(switch, f"the flag switched off here"),
+                     ctx.related(branch, f"`self.{layer}` runs only when `self.{flag}` is {enabling}")],
+        )
+        return True
+    return False
+
+
+def _flag_test(test: ast.expr) -> tuple[str, bool] | None:
+    """`self.flag` -> (flag, True); `not self.flag` -> (flag, False)."""
+    negated = False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negated = test.operand, True
+    if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
+        return test.attr, not negated
+    return None
+
+
+def _loads_self_attr(node: ast.AST, attr: str) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.value, ast.Name)
+               and n.value.id == "self" for n in ast.walk(node))
+
+
+def _gated_layers(forward: ast.AST) -> list[tuple[str, str, bool, ast.AST]]:
+    """Sub-layers `self.L(...)` that `call` runs only in one branch of a test of `self.flag`:
+    (L, flag, the flag's value that runs it, the branch's statement or expression)."""
+    gated: list[tuple[str, str, bool, ast.AST]] = []
+    for node in ast.walk(forward):
+        if isinstance(node, ast.If):
+            test = _flag_test(node.test)
+            if test is None:
+                continue
+            branches = [(node.body, test[1]), (node.orelse, not test[1])]
+        elif isinstance(node, ast.IfExp):
+            test = _flag_test(node.test)
+            if test is None:
+                continue
+            branches = [([node.body], test[1]), ([node.orelse], not test[1])]
+        else:
+            continue
+        for body, enabling in branches:
+            for part in body:
+                for sub in ast.walk(part):
+                    if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
+                            and isinstance(sub.func.value, ast.Name) and sub.func.value.id == "self":
+                        gated.append((sub.func.attr, test[0], enabling, part if isinstance(part, ast.stmt) else node))
+    found = []
+    for layer, flag, enabling, where in gated:
+        inside = [n for layer2, _f, _e, w in gated if layer2 == layer for n in ast.walk(w)]
+        loads = [n for n in ast.walk(forward) if isinstance(n, ast.Attribute) and n.attr == layer
+                 and isinstance(n.value, ast.Name) and n.value.id == "self"]
+        flags = {(f, e) for layer2, f, e, _w in gated if layer2 == layer}
+        if len(flags) == 1 and all(any(n is i for i in inside) for n in loads) \
+                and not any(f[0] == layer for f in found):
+            found.append((layer, flag, enabling, where))
+    return found
+
+
+def _is_attr_assign(stmt: ast.stmt, owner: str, flag: str) -> bool:
+    return isinstance(stmt, ast.Assign) and any(
+        isinstance(t, ast.Attribute) and t.attr == flag and isinstance(t.value, ast.Name) and t.value.id == owner
+        for t in stmt.targets)
+
+
+def _switch(statements: list[ast.stmt], owner: str, flag: str, enabling: bool, before: int) -> ast.stmt | None:
+    """The last `owner.flag = <literal>` before line `before`, when it switches the branch off."""
+    found = None
+    for stmt in statements:
+        if stmt.lineno >= before:
+            break
+        if _is_attr_assign(stmt, owner, flag):
+            found = stmt
+    if found is None or not isinstance(found.value, ast.Constant) or not isinstance(found.value.value, bool):
+        return None
+    return found if found.value.value is not enabling else None
+
+
+def _built_with_flag_on(statements: list[ast.stmt], owner: str, cls: ast.ClassDef, init: ast.AST, flag: str,
+                        enabling: bool, before: int) -> ast.stmt | None:
+    """`owner = Cls(...)` with the flag on, then a call `owner(...)` (its build), both before line
+    `before` with no other assignment to the flag in between: the statement of the build."""
+    made = None
+    for stmt in statements:
+        if stmt.lineno >= before:
+            break
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and stmt.targets[0].id == owner:
+            made = stmt if isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name) \
+                and stmt.value.func.id == cls.name and _initial_flag(stmt.value, init, flag) is enabling else None
+            continue
+        if made is None:
+            continue
+        if _is_attr_assign(stmt, owner, flag):
+            return None
+        if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == owner
+               for n in ast.walk(stmt)):
+            return stmt
+    return None
+
+
+def _initial_flag(construct: ast.Call, init: ast.FunctionDef, flag: str) -> bool | None:
+    """The flag's value after `Cls(...)`: `self.flag = <literal>` or `self.flag = param` in
+    `__init__`, the parameter given by keyword, by position or by its default."""
+    assigned = [n for n in ast.walk(init) if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Attribute) and t.attr == flag and isinstance(t.value, ast.Name) and t.value.id == "self"
+        for t in n.targets)]
+    if len(assigned) != 1:
+        return None
+    value = assigned[0].value
+    if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+        return value.value
+    if not isinstance(value, ast.Name):
+        return None
+    params = [a.arg for a in init.args.args][1:]
+    if value.id not in params:
+        return None
+    given = next((k.value for k in construct.keywords if k.arg == value.id), None)
+    index = params.index(value.id)
+    if given is None and index < len(construct.args):
+        given = construct.args[index]
+    if given is None:
+        defaults = init.args.defaults
+        offset = len(params) - len(defaults)
+        given = defaults[index - offset] if index >= offset else None
+    if isinstance(given, ast.Constant) and isinstance(given.value, bool):
+        return given.value
+    return None
