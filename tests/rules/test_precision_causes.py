@@ -11,7 +11,10 @@ from tapelsp import Settings
 
 
 def lines(code: str, source: str) -> list[int]:
-    text = inspect.cleandoc(source) + "\n"
+    return lines_of(code, inspect.cleandoc(source) + "\n")
+
+
+def lines_of(code: str, text: str) -> list[int]:
     found = tapelsp.check_source(text, "t.py", Settings(tensorflow_version="2.21", select=(code,)))
     return sorted(v.range.start.line + 1 for v in found if v.code == code)
 
@@ -162,3 +165,101 @@ def test_func010_a_closure_over_data_sliced_by_the_loop_value_is_reported() -> N
     """
     assert lines("FUNC010", source) == [9]
     assert lines("FUNC010", source.replace("xb = x[start:start + 16]", "xb = start * 2")) == []
+
+
+# --- decorators the value model cannot see through (tf_agents' future_in_eager_mode, TFF's
+#     computations): the def's name is bound to what the decorator returns ------------------------
+
+DEFERRED = """
+        import tensorflow as tf
+        from helpers import deferred
+
+        class Model:
+            def __init__(self, network):
+                self.network = network
+
+            @deferred
+            def loss_fn(self, x):
+                return tf.reduce_mean(self.network(x))
+
+        @deferred
+        def minimize_loss(loss, optimizer):
+            return optimizer.minimize(loss)
+
+        def train(x):
+            model = Model(tf.keras.layers.Dense(1))
+            loss = model.loss_fn(x)
+            optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+            return minimize_loss(loss, optimizer)
+"""
+
+
+def test_opt002_an_unseen_decorator_hides_what_the_loss_is() -> None:
+    assert lines("OPT002", DEFERRED) == []
+    plain = DEFERRED.replace("            @deferred\n", "").replace("        @deferred\n", "")
+    assert plain.count("@deferred") == 0 and lines("OPT002", plain) == [12]
+    # A decorator of this file that returns the def it is given leaves it itself.
+    own = DEFERRED.replace("from helpers import deferred", "def deferred(fn):\n            return fn")
+    assert lines("OPT002", own) == [15]
+
+
+def test_func003_a_tf_function_handed_to_an_unseen_decorator_above_it() -> None:
+    source = example("FUNC003", "@traced_once_in_a_graph")
+    assert lines_of("FUNC003", source) == []
+    alone = source.replace("@traced_once_in_a_graph\n", "")
+    assert alone != source and lines_of("FUNC003", alone) == [11]
+    # Below the tf.function, the decorator changes what is traced, not how the tf.function is called.
+    below = source.replace("@traced_once_in_a_graph\n@tf.function\n", "@tf.function\n@traced_once_in_a_graph\n")
+    assert below != source and lines_of("FUNC003", below) == [12]
+
+
+def example(code: str, needle: str) -> str:
+    """The source of the rule's valid example that contains `needle` (TensorFlow proves it clean)."""
+    from tapelsp.rules import all_rules
+
+    rule = next(r for r in all_rules() if r.code == code)
+    return next(e.source for e in rule.examples if not e.lines and needle in e.source)
+
+
+def test_func003_a_tf_function_called_only_where_an_error_is_expected() -> None:
+    source = example("FUNC003", "assertRaisesRegex")
+    assert lines_of("FUNC003", source) == []
+    also = source + "scaled(tf.ones([1, 3]), 2)\n"
+    assert lines_of("FUNC003", also) == [6]
+
+
+def test_func014_an_unpacked_output_of_a_model_may_be_a_structure() -> None:
+    source = example("FUNC014", "activations, _ = model")
+    assert lines_of("FUNC014", source) == []
+    single = source.replace("activations, _ = model((features, extra))", "activations = model((features, extra))")
+    assert lines_of("FUNC014", single) == [13]
+
+
+def test_tape017_a_break_of_an_inner_loop_does_not_skip_the_reset() -> None:
+    source = example("TAPE017", "pi.train_net(tape)")
+    assert lines_of("TAPE017", source) == []
+    skipped = source.replace("        pi.train_net(tape)\n",
+                             "        if episode == 1:\n            continue\n        pi.train_net(tape)\n")
+    assert skipped != source and lines_of("TAPE017", skipped) == [28]
+
+
+def test_func010_a_body_an_unseen_decorator_runs_is_not_called_by_the_loop() -> None:
+    # tff.tensorflow.computation traces batch_train once when the def is read; the loop calls the
+    # computation it returns, not the Python body with its inner tf.function.
+    source = """
+        import tensorflow as tf
+        import tensorflow_federated as tff
+
+        @tff.tensorflow.computation(tf.float32)
+        def batch_train(learning_rate):
+            @tf.function
+            def train_on_batch(x):
+                return x * learning_rate
+            return train_on_batch(tf.constant(2.0))
+
+        for _ in range(5):
+            batch_train(0.1)
+    """
+    assert lines("FUNC010", source) == []
+    plain = source.replace("        @tff.tensorflow.computation(tf.float32)\n", "")
+    assert lines("FUNC010", plain) == [5]

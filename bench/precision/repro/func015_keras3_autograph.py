@@ -16,7 +16,6 @@ when every case behaves as expected.
 
 import os
 import sys
-import traceback
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.pop("TF_USE_LEGACY_KERAS", None)
@@ -25,15 +24,11 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 import keras  # noqa: E402
 
-CASES = []
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cases import Cases  # noqa: E402
 
-
-def case(expect):
-    """expect: "raises" (the program misbehaves as the message says) or "runs"."""
-    def register(fn):
-        CASES.append((fn.__name__, expect, fn))
-        return fn
-    return register
+CASES = Cases()
+case = CASES.case
 
 
 # --- the facts: a plain Keras 3 layer with `if <tensor>:` / `for ... in tf.range` in call -----------
@@ -590,21 +585,7 @@ def tape009_adjust_contrast_gradient():
 
 
 def main() -> int:
-    print(f"tensorflow {tf.__version__}, keras {keras.__version__}")
-    bad = 0
-    for name, expect, fn in CASES:
-        try:
-            got = "runs"
-            detail = repr(fn())
-        except Exception as e:  # noqa: BLE001
-            got = "raises"
-            detail = f"{type(e).__name__}: {' '.join(str(e).split())[:160]}"
-            if os.environ.get("REPRO_TRACE"):
-                traceback.print_exc()
-        ok = got == expect
-        bad += not ok
-        print(f"{name}: {got} ({detail}) -> {'expected' if ok else 'UNEXPECTED'}", flush=True)
-    return 1 if bad else 0
+    return CASES.main(f"tensorflow {tf.__version__}, keras {keras.__version__}")
 
 
 if __name__ == "__main__":

@@ -786,13 +786,19 @@ class ValueModel:
                 for method_name in (("call", "__call__") if kind in (MODEL, LAYER) else ("__call__",)):
                     method = _class_method(owner.facts, cls, method_name)
                     if method is not None:
+                        if method.decorator_list and unseen_decorators(owner.facts, method):
+                            return UNKNOWN_VALUE
                         result = _adopt(owner.returns(method), owner, self)
                         if kind in (MODEL, LAYER) and result.kind in TF_VALUES:
                             return Value(TENSOR, result.certain, dtype=result.dtype, symbolic=self.traced(scope),
                                          origin=node)
                         return result
             if kind in (MODEL, LAYER):
-                return Value(TENSOR, True, symbolic=self._layer_call_symbolic(node, scope), origin=node)
+                symbolic = self._layer_call_symbolic(node, scope)
+                # A model with several outputs gives them as a structure: what unpacking it gives is
+                # one output, a tensor or itself a structure (a dict of tensors).
+                output = Value(TENSOR, False, symbolic=symbolic) if kind == MODEL else None
+                return Value(TENSOR, True, symbolic=symbolic, origin=node, item=output)
             return UNKNOWN_VALUE
         if kind == LOSS:
             return Value(TENSOR, True, dtype="float32", symbolic=self.traced(scope), origin=node)
@@ -875,6 +881,8 @@ class ValueModel:
             owner = receiver.home or self
             method = _class_method(owner.facts, cls, attr)
             if method is not None:
+                if method.decorator_list and unseen_decorators(owner.facts, method):
+                    return UNKNOWN_VALUE
                 result = _adopt(owner.returns(method), owner, self)
                 body = owner.facts.function_scopes.get(method)
                 if body is not None and body.tf_function is not None and result.kind in TF_VALUES:
@@ -1236,6 +1244,8 @@ class ValueModel:
         if kind == "def":
             if isinstance(stmt, ast.ClassDef):
                 return _certain(CLASS, ref=stmt, origin=stmt)
+            if stmt.decorator_list and unseen_decorators(self.facts, stmt):
+                return UNKNOWN_VALUE  # bound to what the decorator returns
             tf_function = self.facts.function_scopes.get(stmt)
             function = _certain(FUNCTION, ref=stmt, origin=stmt)
             if tf_function is not None and tf_function.tf_function is not None \
@@ -1304,6 +1314,8 @@ class ValueModel:
                 return join(value.items)
             return UNKNOWN_VALUE
         if kind in (TENSOR, VARIABLE):
+            if value.item is not None:
+                return value.item
             return Value(TENSOR, value.certain, dtype=value.dtype, symbolic=value.symbolic, data=value.data)
         if kind == NDARRAY:
             return Value(NDARRAY, False, dtype=value.dtype)
@@ -1455,6 +1467,8 @@ class ValueModel:
             if "classmethod" in decorators:
                 return _certain(CLASS, ref=cls)
             return self.instance(cls, function)
+        if getattr(function, "decorator_list", None) and unseen_decorators(self.facts, function):
+            return UNKNOWN_VALUE  # the decorator's wrapper passes what it likes
         traced = scope.tf_function
         if traced is not None:
             signature = traced.input_signature
@@ -1620,8 +1634,8 @@ class ValueModel:
         self._callers[key] = []  # while computing: no callers (recursion)
         result: list[tuple[ast.Call, Scope, bool]] = []
         scope = self.facts.function_scopes.get(function)
-        if scope is None:
-            return result
+        if scope is None or (getattr(function, "decorator_list", None) and unseen_decorators(self.facts, function)):
+            return result  # calls of the name run the decorator's result, not this body
         names = set()
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names.add(function.name)
@@ -2101,6 +2115,61 @@ def _class_chain(facts: Facts, cls: ast.ClassDef) -> list[ast.ClassDef]:
                 chain.append(facts.classes[base.id])
         index += 1
     return chain
+
+
+# Decorators whose result is called like the def they decorate (the same arguments reach its
+# parameters, its return is what the call gives), or that only register or mark it.
+_SEE_THROUGH_DECORATORS = frozenset({
+    "staticmethod", "classmethod", "property", "abc.abstractmethod", "functools.wraps", "functools.lru_cache",
+    "functools.cache", "typing.overload", "typing.final", "typing_extensions.override",
+    "tensorflow.function", "tensorflow.autograph.experimental.do_not_convert",
+    "keras.utils.register_keras_serializable", "keras.saving.register_keras_serializable",
+})
+
+
+def unseen_decorators(facts: Facts, function: ast.AST) -> list[ast.expr]:
+    """The decorators of a def that the value model cannot see through: anything but
+    `tf.function`, the builtins and the registering decorators above, a property's
+    `.setter`, and a def of this file that returns the function it is given. The def's
+    name is bound to what such a decorator returns, which may call the body later, with
+    other arguments, in graph mode, or never (`tff.tf_computation` traces it once, in a
+    graph; tf_agents' `future_in_eager_mode` returns a callable in eager mode)."""
+    found = []
+    for decorator in getattr(function, "decorator_list", ()):
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = dotted(target) or ""
+        qualname = facts.imports.resolve(target) or ("" if name in facts.imports.names else name)
+        if qualname in _SEE_THROUGH_DECORATORS or (isinstance(target, ast.Attribute)
+                                                  and target.attr in ("setter", "getter", "deleter")):
+            continue
+        if isinstance(target, ast.Name) and not isinstance(decorator, ast.Call) and any(
+                isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == target.id
+                and _returns_its_argument(stmt) for stmt in facts.tree.body):
+            continue
+        found.append(decorator)
+    return found
+
+
+def _returns_its_argument(decorator: ast.AST) -> bool:
+    """`def register(fn): REGISTRY.append(fn); return fn`: the decorated def stays itself."""
+    if not isinstance(decorator, (ast.FunctionDef, ast.AsyncFunctionDef)) or not decorator.args.args:
+        return False
+    param = decorator.args.args[0].arg
+    returns = [n for n in ast.walk(decorator) if isinstance(n, ast.Return)]
+    return bool(returns) and all(isinstance(r.value, ast.Name) and r.value.id == param for r in returns)
+
+
+def wrapped_unseen(facts: Facts, function: ast.AST) -> bool:
+    """Is a tf.function def handed to a decorator the value model cannot see through
+    (`@tff.tf_computation(...)` above `@tf.function`)? How that decorator calls it (how
+    often, eagerly or in a graph) is not known."""
+    decorators = list(getattr(function, "decorator_list", ()))
+    unseen = unseen_decorators(facts, function)
+    for index, decorator in enumerate(decorators):
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if facts.imports.resolve(target) == "tensorflow.function":
+            return any(decorators.index(u) < index for u in unseen)
+    return False
 
 
 def _class_method(facts: Facts, cls: ast.ClassDef, name: str) -> ast.FunctionDef | None:

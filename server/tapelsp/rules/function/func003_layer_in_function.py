@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import ast
 
+from ...facts.dataflow import inside
 from ...model import Severity
 from ...versions import VersionRange
 from ._fixes import hoist_offer, snake_case
@@ -9,7 +10,7 @@ from ..tape._fixes import unfixed
 from ...analysis import library
 from ...analysis.guards import created_lazily, eager_context, parents, used_after_construction, variable_error
 from ...analysis.traced import function_name, trace_of
-from ...analysis.values import CLASS, LAYER, METRIC, MODEL, ValueModel, values_for
+from ...analysis.values import CLASS, LAYER, METRIC, MODEL, ValueModel, values_for, wrapped_unseen
 from ..base import Context, Proof, Rule, invalid, valid
 
 class LayerInFunction(Rule):
@@ -375,6 +376,41 @@ class LayerInFunction(Rule):
         """, 14, "in a Keras model's train_step, which fit traces (no fix: the head belongs in __init__, with the "
                  "optimizer built for it)",
             proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")))),
+        valid("""
+            import tensorflow as tf
+
+            def traced_once_in_a_graph(fn):
+                with tf.Graph().as_default():
+                    out = fn(tf.compat.v1.placeholder(tf.float32, [3]))
+                return out.dtype.name
+
+            @traced_once_in_a_graph
+            @tf.function
+            def summary(x):
+                with tf.init_scope():
+                    metric = tf.keras.metrics.Mean()
+                metric.update_state(x)
+                return metric.result()
+        """, "a tf.function handed to a decorator above it, which decides how it is called (here, like "
+             "tff.tensorflow.computation: once, in a graph, where the metric made under tf.init_scope() on the "
+             "only trace is allowed; called eagerly, the first call would raise)",
+            proof=Proof(check="assert summary == 'float32', summary")),
+        valid("""
+            import unittest
+            import tensorflow as tf
+
+            @tf.function
+            def scaled(x, scale):
+                dense = tf.keras.layers.Dense(2)
+                if scale <= 0:
+                    raise ValueError("scale must be positive")
+                return dense(x) * scale
+
+            case = unittest.TestCase()
+            with case.assertRaisesRegex(ValueError, "scale must be positive"):
+                scaled(tf.ones([1, 3]), -1)
+        """, "called only where the program expects an error: the first trace raises the body's own",
+            proof=Proof(check="assert scaled.experimental_get_tracing_count() == 0")),
     )
 
     def check(self, ctx: Context) -> None:
@@ -383,7 +419,7 @@ class LayerInFunction(Rule):
         wording = variable_error(ctx.targets.tensorflow)
         for site in facts.calls:
             traced = trace_of(values, site.scope)
-            if traced is None:
+            if traced is None or _called_unseen(traced.node, facts):
                 continue
             described = _stateful_construction(site.node, values)
             if described is None:
@@ -415,6 +451,41 @@ class LayerInFunction(Rule):
                 # A metric made once accumulates across calls: moving it out changes what it reports.
                 fix=None if described.startswith("The Keras metric") or traced.keras else _hoist(ctx, site, traced.node),
             )
+
+
+def _called_unseen(function: ast.AST | None, facts) -> bool:
+    """Is the tf.function called only in ways that never reach the failing second trace: handed
+    to a decorator the value model cannot see through (`@tff.tf_computation(...)` above
+    `@tf.function` traces it once, in a graph), or called only where the program expects the
+    call to raise (`with self.assertRaises(...)`, `pytest.raises`): a test of an error its body
+    raises on the first trace, or of this very error?"""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if wrapped_unseen(facts, function):
+        return True
+    scope = facts.function_scopes.get(function)
+    home = scope.parent.node if scope is not None and scope.parent is not None else None
+    local = isinstance(home, (ast.FunctionDef, ast.AsyncFunctionDef))  # a def in a function: called there
+    calls = [site.node for site in facts.calls if isinstance(site.node.func, ast.Name)
+             and site.node.func.id == function.name and (not local or inside(site.node, home))]
+    return bool(calls) and all(_expects_raise(call, facts) for call in calls)
+
+
+def _expects_raise(node: ast.AST, facts) -> bool:
+    table = parents(facts)
+    current = table.get(node)
+    while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(current, (ast.With, ast.AsyncWith)):
+            for item in current.items:
+                expr = item.context_expr
+                if not isinstance(expr, ast.Call):
+                    continue
+                func = expr.func
+                if isinstance(func, ast.Attribute) and func.attr.startswith("assertRaises") \
+                        or facts.imports.resolve(func) == "pytest.raises":
+                    return True
+        current = table.get(current)
+    return False
 
 
 def _helper_called_lazily(site, traced, facts) -> bool:

@@ -6,7 +6,7 @@ from ...facts.model import CallSite, Facts, Scope
 from ...model import Severity
 from ...versions import VersionRange
 from ...analysis.python_state import FileState, file_state, inside, own_nodes
-from ...analysis.values import NUMPY_VALUES, TF_VALUES, ValueModel, values_for
+from ...analysis.values import NUMPY_VALUES, TF_VALUES, ValueModel, unseen_decorators, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -383,6 +383,8 @@ def _repeated_caller(owner: ast.AST, scope: Scope, facts: Facts,
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         if (facts.imports.resolve(target) or ast.unparse(target)) in _CACHES:
             return None
+    if owner.decorator_list and unseen_decorators(facts, owner):
+        return None  # its name calls what the decorator made (tff.tensorflow.computation: traced once)
     is_method = scope.parent is not None and scope.parent.kind == "class"
     for site in facts.calls:
         if not site.loops:

@@ -149,6 +149,25 @@ class PythonListInTensorLoop(Rule):
             result = squares(tf.constant(3))
         """, "eager code: the loop runs in Python",
             proof=Proof(check="assert result.numpy().tolist() == [0, 1, 4]")),
+        valid("""
+            import tensorflow as tf
+
+            inputs = {"a": tf.keras.Input((2,)), "b": tf.keras.Input((2,))}
+            extra = tf.keras.Input((1,))
+            outputs = {key: tf.keras.layers.Dense(2)(x) for key, x in inputs.items()}
+            model = tf.keras.Model(inputs=(inputs, extra), outputs=(outputs, extra))
+
+            @tf.function
+            def total(features, extra):
+                activations, _ = model((features, extra))
+                losses = []
+                for key in activations:
+                    losses.append(tf.reduce_mean(activations[key]))
+                return sum(losses)
+
+            result = total({"a": tf.ones((4, 2)), "b": tf.ones((4, 2))}, tf.ones((4, 1)))
+        """, "an output of a model with several outputs may be a dict: the loop over its keys is unrolled",
+            proof=Proof(check="assert result.shape == ()")),
     )
 
     def check(self, ctx: Context) -> None:

@@ -251,6 +251,32 @@ class MinimizeConstantLoss(Rule):
                         value = session.run(tf.compat.v1.global_variables()[0])
                 assert abs(value - 1.6) < 1e-6, value
             """)),
+        valid("""
+            import tensorflow as tf
+
+            def deferred_in_eager_mode(fn):
+                def wrapper(*args, **kwargs):
+                    if tf.executing_eagerly():
+                        return lambda: fn(*args, **kwargs)
+                    return fn(*args, **kwargs)
+                return wrapper
+
+            w = tf.Variable(3.0)
+
+            @deferred_in_eager_mode
+            def loss_fn(x):
+                return tf.square(w * x)
+
+            @deferred_in_eager_mode
+            def minimize_loss(loss, optimizer):
+                return optimizer.minimize(loss, var_list=[w])
+
+            loss = loss_fn(tf.constant(1.0))
+            train_step = minimize_loss(loss, tf.compat.v1.train.GradientDescentOptimizer(0.1))
+            train_step()
+        """, "decorated defs (tf_agents' future_in_eager_mode does this): in eager mode the decorator returns a "
+             "callable, so `loss` is a function minimize calls, and nothing here says otherwise",
+            proof=Proof(check="assert abs(float(w) - 2.4) < 1e-6, float(w)")),
     )
 
     def check(self, ctx: Context) -> None:

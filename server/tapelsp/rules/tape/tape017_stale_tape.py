@@ -216,6 +216,41 @@ class StaleTape(Rule):
             mean_loss = float(tf.reduce_mean(tf.stack(history)))
         """, "losses kept across steps for logging only",
             proof=Proof(check="assert mean_loss > 0")),
+        valid("""
+            import tensorflow as tf
+
+            class Policy(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.data = []
+                    self.fc = tf.keras.layers.Dense(2)
+                    self.none_gradients = 0
+
+                def call(self, x):
+                    return tf.nn.softmax(self.fc(x))
+
+                def put(self, item):
+                    self.data.append(item)
+
+                def train_net(self, tape):
+                    for log_prob in self.data:
+                        loss = -log_prob  # recorded: train_net runs inside the episode's tape
+                        with tape.stop_recording():
+                            grads = tape.gradient(loss, self.trainable_variables)
+                            self.none_gradients += sum(g is None for g in grads)
+                    self.data = []
+
+            pi = Policy()
+            for episode in range(3):
+                with tf.GradientTape(persistent=True) as tape:
+                    for t in range(10):
+                        pi.put(tf.math.log(pi(tf.ones([1, 4]))[0][0]))
+                        if t == 2 + episode:
+                            break
+                    pi.train_net(tape)
+                del tape
+        """, "the `break` ends the steps of the episode, not the episode: train_net still clears the data",
+            proof=Proof(check="assert pi.none_gradients == 0 and len(pi.data) == 0")),
     )
 
     @shares_findings
@@ -481,13 +516,16 @@ def _always_runs(index: ScopeIndex, node: ast.AST, loop: ast.stmt) -> bool:
 
 
 def _walk_no_loops(stmt: ast.stmt):
+    """The nodes of `stmt` whose `break` / `continue` leave the loop around it: not the body of a
+    loop inside (an inner `for t in range(steps): ... break` ends only that loop), only its `else`."""
     stack: list[ast.AST] = [stmt]
     while stack:
         node = stack.pop()
         yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
-                                      ast.ClassDef, ast.Lambda)):
+        children = node.orelse if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) \
+            else ast.iter_child_nodes(node)
+        for child in children:
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 stack.append(child)
 
 
