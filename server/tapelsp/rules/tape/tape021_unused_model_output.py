@@ -351,7 +351,7 @@ def _switched_off(ctx: Context, values, call) -> bool:
             f"`{call.label()}` returns None for them, and `apply_gradients` warns \"Gradients do not exist for "
             "variables\" and leaves them untrained. Differentiate only the variables the loss uses, or drop "
             "the None gradients before applying them.",
-            related=[ctx.related(switch, f"the flag switched off here"),
+            related=[ctx.related(switch, "the flag switched off here"),
                      ctx.related(branch, f"`self.{layer}` runs only when `self.{flag}` is {enabling}")],
         )
         return True
