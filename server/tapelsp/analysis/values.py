@@ -313,7 +313,7 @@ class ValueModel:
         self.project = project
         self.path = path
         self.reads = reads
-        self._memo: dict[tuple[int, int], Value] = {}
+        self._memo: dict[tuple[ast.AST, int], Value] = {}
         self._definitions: dict[tuple, Value] = {}
         self._remote_questions = 0
         # Models made to evaluate one call's return with that call's arguments are one level
@@ -373,7 +373,9 @@ class ValueModel:
             return UNKNOWN_VALUE
         if scope is None:
             scope = self.scope_at(expr)
-        key = (id(expr), id(scope))
+        # The node itself, not its id, in the key: a node a rule builds to ask a question
+        # (`ast.Name(...)`) is freed after it, and a later node could be given its id.
+        key = (expr, id(scope))
         found = self._memo.get(key)
         if found is not None:
             return found
