@@ -33,16 +33,18 @@ R = TypeVar("R")
 
 # Each search for a trigger that is absent reads the whole text, and most triggers are absent
 # from most files: so each distinct trigger is searched for once per text (several rules share
-# `GradientTape`, `function` ...), and not at all when a shorter trigger inside it is absent
-# (no `function` means no `.function`). `_seen` holds the answers for the last text asked about
-# (the engine asks `worth_parsing` and then `rules_to_run` about the same text).
+# `GradientTape`, `function` ...), not at all when a shorter trigger inside it is already known
+# to be absent (no `function` means no `.function`), and a trigger found answers for the shorter
+# ones inside it. `_seen` holds the answers for the last text asked about (the engine asks
+# `rules_to_run` and then `worth_parsing` about the same text).
 _seen: tuple[str, dict[str, bool]] = ("", {})
 
 
-@lru_cache(maxsize=1024)  # (trigger, the triggers of the enabled rules): a few per configuration
-def _inner_triggers(trigger: str, known: frozenset[str]) -> tuple[str, ...]:
-    """The triggers in `known` that are shorter substrings of `trigger`."""
-    return tuple(sorted((other for other in known if other != trigger and other in trigger), key=len))
+@lru_cache(maxsize=64)  # the triggers of the enabled rules: a few per configuration
+def _inner_triggers(known: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """For each trigger in `known`, the other triggers in `known` that are substrings of it."""
+    return {trigger: tuple(other for other in known if other != trigger and other in trigger)
+            for trigger in known}
 
 
 def _answers(text: str) -> dict[str, bool]:
@@ -55,12 +57,15 @@ def _answers(text: str) -> dict[str, bool]:
     return answers
 
 
-def _contains(text: str, trigger: str, answers: dict[str, bool], known: frozenset[str]) -> bool:
+def _contains(text: str, trigger: str, answers: dict[str, bool], inner: dict[str, tuple[str, ...]]) -> bool:
     found = answers.get(trigger)
     if found is None:
-        found = all(_contains(text, inner, answers, known) for inner in _inner_triggers(trigger, known)) \
-            and trigger in text
+        shorter = inner.get(trigger, ())
+        found = False if any(answers.get(other) is False for other in shorter) else trigger in text
         answers[trigger] = found
+        if found:
+            for other in shorter:
+                answers[other] = True
     return found
 
 
@@ -68,19 +73,29 @@ def may_fire(text: str, triggers: Sequence[str]) -> bool:
     """Can a rule with these triggers find anything in `text`? (No triggers: it can.)"""
     if not triggers:
         return True
-    answers, known = _answers(text), frozenset(triggers)
-    return any(_contains(text, trigger, answers, known) for trigger in triggers)
+    answers, inner = _answers(text), _inner_triggers(frozenset(triggers))
+    return any(_contains(text, trigger, answers, inner) for trigger in triggers)
 
 
 def rules_to_run(text: str, rules: Sequence[R]) -> list[R]:
     """The rules that can find something in `text`, in their order."""
-    answers, known = _answers(text), _all_triggers(rules)
+    answers, inner = _answers(text), _all_triggers(rules)
     return [rule for rule in rules  # type: ignore[attr-defined]
-            if not rule.triggers or any(_contains(text, t, answers, known) for t in rule.triggers)]
+            if not rule.triggers or any(_contains(text, t, answers, inner) for t in rule.triggers)]
 
 
-def _all_triggers(rules: Sequence[R]) -> frozenset[str]:
-    return frozenset(trigger for rule in rules for trigger in rule.triggers)  # type: ignore[attr-defined]
+def _all_triggers(rules: Sequence[R]) -> dict[str, tuple[str, ...]]:
+    """`_inner_triggers` of every trigger of `rules` (rules are few and fixed per configuration)."""
+    key = tuple(rule.triggers for rule in rules)  # type: ignore[attr-defined]
+    inner = _by_rules.get(key)
+    if inner is None:
+        if len(_by_rules) > 64:
+            _by_rules.clear()
+        inner = _by_rules[key] = _inner_triggers(frozenset(t for triggers in key for t in triggers))
+    return inner
+
+
+_by_rules: dict[tuple[tuple[str, ...], ...], dict[str, tuple[str, ...]]] = {}
 
 
 def worth_parsing(text: str, rules: Sequence[R], syntax_errors: bool) -> bool:
@@ -91,6 +106,6 @@ def worth_parsing(text: str, rules: Sequence[R], syntax_errors: bool) -> bool:
     files parsed for another reason)."""
     if syntax_errors and any(mention in text for mention in TENSORFLOW_MENTIONS):
         return True
-    answers, known = _answers(text), _all_triggers(rules)
-    return any(any(_contains(text, t, answers, known) for t in rule.triggers)  # type: ignore[attr-defined]
+    answers, inner = _answers(text), _all_triggers(rules)
+    return any(any(_contains(text, t, answers, inner) for t in rule.triggers)  # type: ignore[attr-defined]
                for rule in rules)

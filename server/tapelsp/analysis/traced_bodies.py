@@ -115,6 +115,10 @@ def _keras_runs_eagerly(facts) -> bool:
     if runs_functions_eagerly(facts):
         return True
 
+    text = facts.source.text
+    if "run_eagerly" not in text and text.isascii():
+        return False  # neither a keyword nor an attribute of that name (only non-ASCII spellings normalise to it)
+
     def eager(value: ast.expr) -> bool:
         return not (isinstance(value, ast.Constant) and value.value is False)
     for site in facts.calls:

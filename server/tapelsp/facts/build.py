@@ -67,6 +67,7 @@ def binding_kind(qualname: str | None) -> str | None:
 
 _Name, _Constant, _Lambda, _Call, _Attribute, _Load = \
     ast.Name, ast.Constant, ast.Lambda, ast.Call, ast.Attribute, ast.Load
+_keyword, _Subscript, _BinOp, _Tuple, _List = ast.keyword, ast.Subscript, ast.BinOp, ast.Tuple, ast.List
 
 
 class _Walker:
@@ -121,16 +122,38 @@ class _Walker:
             if kind is _Lambda:
                 self.visit_lambda(node)  # type: ignore[arg-type]
                 continue
+            # The commonest kinds push their children here (last first, as the loop below would).
+            if kind is _Attribute:
+                value = node.value  # type: ignore[attr-defined]
+                if type(value) is _Name and type(node.ctx) is _Load:  # type: ignore[attr-defined]
+                    key = f"{value.id}.{node.attr}"  # type: ignore[attr-defined]
+                    same = loads.get(key)
+                    if same is None:
+                        loads[key] = [node]
+                    else:
+                        same.append(node)
+                push(value)
+                continue
             if kind is _Call:
                 self.record_call(node)  # type: ignore[arg-type]
-            elif kind is _Attribute and type(node.value) is _Name \
-                    and type(node.ctx) is _Load:  # type: ignore[attr-defined]
-                key = f"{node.value.id}.{node.attr}"  # type: ignore[attr-defined]
-                same = loads.get(key)
-                if same is None:
-                    loads[key] = [node]
-                else:
-                    same.append(node)
+                extend(reversed(node.keywords))  # type: ignore[attr-defined]
+                extend(reversed(node.args))  # type: ignore[attr-defined]
+                push(node.func)  # type: ignore[attr-defined]
+                continue
+            if kind is _keyword:
+                push(node.value)  # type: ignore[attr-defined]
+                continue
+            if kind is _Subscript:
+                push(node.slice)  # type: ignore[attr-defined]
+                push(node.value)  # type: ignore[attr-defined]
+                continue
+            if kind is _BinOp:
+                push(node.right)  # type: ignore[attr-defined]
+                push(node.left)  # type: ignore[attr-defined]
+                continue
+            if kind is _Tuple or kind is _List:
+                extend(reversed(node.elts))  # type: ignore[attr-defined]
+                continue
             # The children, pushed last first so that they come off the stack in order;
             # a None or a non-node pushed from a list has no fields and is passed over.
             fields = fields_of(kind)
