@@ -4,7 +4,8 @@ import ast
 
 from ...model import Severity
 from ...versions import Version, VersionRange
-from ...analysis.guards import _enclosing_params, ancestors, is_first_call_guard
+from ...analysis.guards import _enclosing_params, ancestors, eager_context, is_first_call_guard
+from ...analysis.values import wrapped_unseen
 from ..base import Context, Proof, Rule, invalid, valid
 from ..tape._fixes import unfixed
 
@@ -22,9 +23,14 @@ class VariableInFunction(Rule):
     """
     ## What it does
     Finds `tf.Variable(...)` created in the body of a `tf.function` without a
-    first-call guard such as `if self.v is None:`; also a variable (`tf.Variable`,
+    first-call guard such as `if self.v is None:`, or in a Keras model's `train_step` /
+    `test_step` / `predict_step`, which `fit` / `evaluate` / `predict` trace into a
+    tf.function of their own (unless Keras runs eagerly); also a variable (`tf.Variable`,
     `K.variable`, `keras.Variable`) created in a loss or metric given to `model.compile`
     (or a function it calls), which `model.fit` traces into a tf.function of its own.
+    A variable made under `tf.init_scope()` in a tf.function handed to a decorator the
+    engine cannot see through (`@tff.tensorflow.computation` above `@tf.function`, which
+    traces it once, in a graph) is left alone: that decorator decides how often it is traced.
 
     ## Why is this bad?
     A tf.function traces its Python body into a graph, and traces it again for new
@@ -371,6 +377,104 @@ class VariableInFunction(Rule):
             history = model.fit(np.ones((4, 3), "float32"), np.ones((4, 2), "float32"), verbose=0)
         """, "a loss that Keras runs eagerly (`run_eagerly=True`) may create variables",
             proof=Proof(check="assert len(history.history['loss']) == 1")),
+        unfixed(invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            class Regressor(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(1)
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    scale = tf.Variable(1.0)
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((self(x) * scale - y) ** 2)
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss}
+
+            model = Regressor()
+            model.compile(optimizer="sgd")
+            model.fit(np.ones((4, 2), "float32"), np.ones((4, 1), "float32"), verbose=0)
+        """, 14, "a variable in a Keras train_step override, which `fit` traces: no fix",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables created on the first call")))),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            class Regressor(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(1)
+                    self.scale = None
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    if self.scale is None:
+                        self.scale = tf.Variable(1.0)
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((self(x) * self.scale - y) ** 2)
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss}
+
+            model = Regressor()
+            model.compile(optimizer="sgd")
+            history = model.fit(np.ones((4, 2), "float32"), np.ones((4, 1), "float32"), epochs=2, verbose=0)
+        """, "the train_step's variable behind a first-call guard",
+            proof=Proof(check="assert len(history.history['loss']) == 2")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            class Regressor(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(1)
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    scale = tf.Variable(1.0)
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((self(x) * scale - y) ** 2)
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss}
+
+            model = Regressor()
+            model.compile(optimizer="sgd", run_eagerly=True)
+            history = model.fit(np.ones((4, 2), "float32"), np.ones((4, 1), "float32"), epochs=2, verbose=0)
+        """, "a train_step that Keras runs eagerly (`run_eagerly=True`) may create variables",
+            proof=Proof(check="assert len(history.history['loss']) == 2")),
+        valid("""
+            import tensorflow as tf
+
+            def traced_once_in_a_graph(fn):
+                with tf.Graph().as_default():
+                    out = fn(tf.compat.v1.placeholder(tf.float32, [3]))
+                return out.dtype.name
+
+            @traced_once_in_a_graph
+            @tf.function
+            def scaled(x):
+                with tf.init_scope():
+                    scale = tf.Variable(2.0)
+                return scale * x
+        """, "a tf.function handed to a decorator above it, which decides how it is called (here, like "
+             "tff.tensorflow.computation: once, in a graph, where a variable lifted out with tf.init_scope() on "
+             "the only trace is allowed; called eagerly, the first call would raise)",
+            proof=Proof(check="assert scaled == 'float32', scaled")),
         valid("""
             import tensorflow as tf
 
@@ -387,6 +491,8 @@ class VariableInFunction(Rule):
             traced = site.scope.traced_by
             if traced is None or _created_once(site, ctx.facts):
                 continue
+            if _lifted_for_unseen_caller(site, traced, ctx.facts):
+                continue
             where = _function_name(traced.node) if traced.node is not None else "this tf.function"
             fix = None
             function = site.scope.function
@@ -401,7 +507,34 @@ class VariableInFunction(Rule):
                 related=[ctx.related(traced.origin, "traced by this tf.function")],
                 fix=fix,
             )
+        _check_keras_steps(ctx, wording)
         _check_keras(ctx, wording)
+
+
+def _check_keras_steps(ctx: Context, wording: str) -> None:
+    """Variables created in a Keras model's train_step / test_step / predict_step (and the defs
+    it makes), which `fit` / `evaluate` / `predict` trace into a tf.function of their own
+    (analysis/traced_bodies.py: not when the file runs Keras eagerly, nor for a step it only
+    calls directly). Only `tf.Variable`, the creator proven there; no fix: where the variable
+    belongs in a Keras model is the author's call."""
+    sites = [s for s in ctx.facts.calls_to("tensorflow.Variable")
+             if s.scope.traced_by is None and s.scope.function is not None and not _created_once(s, ctx.facts)]
+    if not sites:
+        return
+    from ...analysis.traced_bodies import traced_bodies
+
+    bodies = traced_bodies(ctx)
+    for site in sites:
+        body = bodies.get(id(site.scope.function.node))
+        if body is None or not body.implicit or not isinstance(body.origin, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue  # not a Keras step (a function given to tf.data is traced differently)
+        ctx.report(
+            site.node,
+            f"tf.Variable created inside {body.where}: TensorFlow raises ValueError "
+            f"\"{wording}\" Create it once in `__init__` (or `build`), or behind a first-call guard "
+            "(`if self.v is None:`).",
+            related=[ctx.related(body.origin, body.note)],
+        )
 
 
 def _check_keras(ctx: Context, wording: str) -> None:
@@ -443,6 +576,18 @@ def _hoist_builder(ctx: Context, call: ast.Call, function: ast.AST):
 
 def _function_name(node: ast.AST) -> str:
     return f"`{node.name}`" if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else "(a lambda)"
+
+
+def _lifted_for_unseen_caller(site, traced, facts) -> bool:
+    """Is the variable made under `tf.init_scope()` in a tf.function handed to a decorator the
+    value model cannot see through (`@tff.tensorflow.computation(...)` above `@tf.function`)?
+    That decorator decides how often the function is traced: TFF traces it once, in a graph,
+    where a variable lifted out by init_scope on the only trace is allowed (called eagerly, the
+    first call would raise). Without init_scope the trace itself raises, in a graph too."""
+    if traced.node is None or not wrapped_unseen(facts, traced.node):
+        return False
+    eager = eager_context(site.node, facts)
+    return eager is not None and "init_scope" in eager
 
 
 def _created_once(site, facts) -> bool:
