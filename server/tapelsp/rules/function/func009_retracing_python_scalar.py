@@ -36,7 +36,9 @@ class RetracingPythonScalar(Rule):
     Finds calls of a tf.function that pass a Python number which changes from call to
     call: a loop index (`for step in range(n)`, `enumerate(...)`), or a Python float
     or int updated in the loop or on `self` (an epsilon schedule, a decayed learning
-    rate, a step counter). The tf.function may be defined in the same file, be a method
+    rate, a step counter). A loop too short for TensorFlow's warning counts when a Python
+    float changes with every iteration (`decay=0.99 ** step`): every call traces. The
+    tf.function may be defined in the same file, be a method
     called through `self` or an instance, or be imported from another module of the
     project.
 
@@ -300,6 +302,42 @@ class RetracingPythonScalar(Rule):
             assert act.experimental_get_tracing_count() == 1
             assert abs(float(out[0]) - 0.99 ** 11) < 1e-6
         """)),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def update(x, decay):
+                return x * decay
+
+            x = tf.ones([2])
+            for step in range(4):
+                y = update(x, decay=0.99 ** step)
+        """, 9, "a short loop: a new Python float on every call, so every call traces (4 calls, 4 traces)",
+            proof=Proof(check="assert update.experimental_get_tracing_count() == 4"),
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def update(x, decay):
+                return x * decay
+
+            x = tf.ones([2])
+            for step in range(4):
+                y = update(x, decay=tf.constant(0.99 ** step))
+        """, fixed_proof=Proof(check="assert update.experimental_get_tracing_count() == 1 and abs(float(y[0]) - 0.99 ** 3) < 1e-6")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def update(w, lr):
+                return w - lr * w
+
+            for lr in [0.1, 0.01]:
+                w = tf.ones([2])
+                for step in range(10):
+                    w = update(w, lr)
+        """, "a sweep over two listed learning rates: one trace per setting, reused by its ten steps",
+            proof=Proof(check="assert update.experimental_get_tracing_count() == 2")),
         valid("""
             import tensorflow as tf
 
@@ -384,14 +422,18 @@ class RetracingPythonScalar(Rule):
             if target is None or target.input_signature:
                 continue
             changing = analysis.python_numbers(changing, site)
-            for argument, description, because in changing:
+            for argument, description, because, calls in changing:
+                if calls is None:
+                    how = (f"again for every new value (\"{WARNING_THRESHOLD} out of the last {WARNING_THRESHOLD} "
+                           "calls to <function ...> triggered tf.function retracing\")")
+                else:
+                    how = (f"anew for each of its {calls} values, one per iteration of the loop on "
+                           f"{_line(ctx.facts, because)} (too few for TensorFlow's retracing warning, which "
+                           f"starts at {WARNING_THRESHOLD} traces; a longer loop traces on every iteration)")
                 message = (
                     f"{target.label} is a tf.function and `{ast.unparse(argument)}` is {description}: Python "
-                    f"numbers are part of the trace key, so TensorFlow traces {target.label} again for every new "
-                    "value "
-                    f"(\"{WARNING_THRESHOLD} out of the last {WARNING_THRESHOLD} calls to <function ...> "
-                    f"triggered tf.function retracing\"). Pass `tf.constant({ast.unparse(argument)})` instead, "
-                    "or give the function an `input_signature`.")
+                    f"numbers are part of the trace key, so TensorFlow traces {target.label} {how}. Pass "
+                    f"`tf.constant({ast.unparse(argument)})` instead, or give the function an `input_signature`.")
                 if target.reduce_retracing:
                     option = "reduce_retracing" if ctx.targets.tensorflow >= REDUCE_RETRACING_SINCE \
                         else "experimental_relax_shapes"
@@ -776,20 +818,57 @@ class _Scalars:
         return reason
 
     def python_numbers(self, changing: list[tuple[ast.expr, str, ast.AST]], site: CallSite
-                       ) -> list[tuple[ast.expr, str, ast.AST]]:
-        """The changing arguments that are Python numbers, when the loops around the call run
-        often enough for TensorFlow's warning (the value model, asked last: it costs the most)."""
-        if site.loops and _iterations(site.loops, self.values, site.scope) < WARNING_THRESHOLD:
-            return []  # a handful of iterations: a few traces, no warning from TensorFlow
-        return [found for found in changing if self.is_scalar(found[0], site.scope)]
+                       ) -> list[tuple[ast.expr, str, ast.AST, int | None]]:
+        """The changing arguments that are Python numbers (the value model, asked last: it costs
+        the most), each with the number of calls when that is fewer than TensorFlow's warning
+        threshold (None: as many as the loop runs).
+
+        A few values (a loop of fewer than 5 iterations, or over fewer than 5 values) are kept
+        only for a Python float that changes with the outermost loop around the call, in module
+        code or a function nothing calls in a loop, and then only when that loop is the only one
+        (every call traces, no trace is ever reused: `decay=0.99 ** step` for `step in
+        range(4)`, 4 calls and 4 traces on TensorFlow 2.21), or is a counter (`range`,
+        `enumerate`: an epoch loop, one trace per epoch, as many as it counts). A Python int may
+        be meant as structure (an index into a list of layers, a `range` bound); a loop over a
+        few listed values around an inner loop is a sweep, a trace per setting reused inside;
+        values of an inner loop repeat on every iteration of the outer one: silence."""
+        out = []
+        total = _iterations(site.loops, self.values, site.scope) if site.loops else float("inf")
+        for argument, description, because in changing:
+            if not self.is_scalar(argument, site.scope):
+                continue
+            runs = _loop_count(because, self.values, site.scope) if because in site.loops else float("inf")
+            few = min(total, runs)
+            if few >= WARNING_THRESHOLD:
+                out.append((argument, description, because, None))
+            elif self._new_every_call(argument, because, site):
+                out.append((argument, description, because, int(few)))
+        return out
+
+    def _new_every_call(self, argument: ast.expr, because: ast.AST, site: CallSite) -> bool:
+        """A Python float that takes a new value on every call: it changes with the outermost
+        loop around the call, in module code or a function this file never calls in a loop."""
+        value = self.values.value(argument, site.scope)
+        if not (value.is_(NUMBER) and value.dtype == "float") or not site.loops or because is not site.loops[0]:
+            return False
+        counter = isinstance(because, (ast.For, ast.AsyncFor)) and isinstance(because.iter, ast.Call) \
+            and isinstance(because.iter.func, ast.Name) and because.iter.func.id in ("range", "enumerate")
+        if len(site.loops) > 1 and not counter:
+            return False
+        function = site.scope.function
+        if function is None:
+            return True
+        name = getattr(function.node, "name", None)
+        if name is None:
+            return False
+        return not any(other.loops and (ast.unparse(other.node.func).rsplit(".", 1)[-1] == name)
+                       for other in self.facts.calls)
 
     def _name_changes(self, name: str, site: CallSite, scope: Scope, flow) -> tuple[str, ast.AST] | None:
         for loop in site.loops:
             index = _loop_index(loop, name, self.values, site.scope) if isinstance(loop, (ast.For, ast.AsyncFor)) \
                 else None
             if index is not None:
-                if index == "small":
-                    return None
                 if index == "element":
                     return (f"an element of what the loop on {_line(self.facts, loop)} iterates, a new Python "
                             "number on every iteration"), loop
@@ -827,25 +906,32 @@ def _line(facts: Facts, node: ast.AST) -> str:
 
 def _loop_index(loop: ast.AST, name: str, values: ValueModel, scope: Scope) -> str | None:
     """"index" when `name` is the Python int counter of this for loop ("enumerate index" through
-    enumerate), "element" when it is the loop's target over a Python list of numbers, "small"
-    when the loop runs fewer times than TensorFlow's warning threshold."""
+    enumerate), "element" when it is the loop's target over a Python list of numbers."""
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return None
     target = loop.target
     call = loop.iter
     if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
         if call.func.id == "range" and isinstance(target, ast.Name) and target.id == name:
-            count = _range_length(call)
-            return "small" if count is not None and count < WARNING_THRESHOLD else "index"
+            return "index"
         if call.func.id == "enumerate" and isinstance(target, ast.Tuple) and target.elts \
                 and isinstance(target.elts[0], ast.Name) and target.elts[0].id == name:
             return "enumerate index"
     if isinstance(target, ast.Name) and target.id == name:
-        count = _length(values.value(loop.iter, scope))
-        if count is not None and count < WARNING_THRESHOLD:
-            return "small"
         return "element"
     return None
+
+
+def _loop_count(loop: ast.stmt, values: ValueModel, scope: Scope) -> float:
+    """How many times one run of this loop runs its body (inf when not written out)."""
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range":
+            count = _range_length(loop.iter)
+        else:
+            count = _length(values.value(loop.iter, scope))
+        if count is not None:
+            return count
+    return float("inf")
 
 
 def _length(value: Value) -> int | None:
@@ -858,15 +944,7 @@ def _iterations(loops: tuple[ast.stmt, ...], values: ValueModel, scope: Scope) -
     or tuple written out."""
     total = 1.0
     for loop in loops:
-        count = None
-        if isinstance(loop, (ast.For, ast.AsyncFor)):
-            if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range":
-                count = _range_length(loop.iter)
-            else:
-                count = _length(values.value(loop.iter, scope))
-        if count is None:
-            return float("inf")
-        total *= count
+        total *= _loop_count(loop, values, scope)
     return total
 
 
