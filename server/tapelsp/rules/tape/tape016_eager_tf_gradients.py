@@ -17,7 +17,8 @@ class EagerTfGradients(Rule):
     """
     ## What it does
     Finds `tf.gradients(...)` (also `tf.compat.v1.gradients`) and `K.gradients(...)`
-    called eagerly in TensorFlow 2: at module level, or in a plain function that this
+    called eagerly in TensorFlow 2: at module level, in a method this file calls eagerly
+    on instances of its class (`agent.learn(...)`), or in a plain function that this
     file calls eagerly, itself or through a library function that calls the functions it
     is given in the caller's mode (an objective given to `tfp.optimizer.lbfgs_minimize`),
     with no `tf.function` around it and no TF1 graph mode
@@ -106,6 +107,21 @@ class EagerTfGradients(Rule):
             fisher = K.function([model.input], grads)
         """, 7, "K.gradients feeding K.function: K.function runs eagerly in TensorFlow 2, K.gradients raises first",
             proof=Proof(raises=("RuntimeError", MESSAGE))),
+        invalid("""
+            import tensorflow as tf
+
+            class Fitter:
+                def __init__(self):
+                    self.w = tf.Variable(2.0)
+
+                def step(self, x):
+                    loss = self.w * x
+                    return tf.gradients(loss, [self.w])
+
+            fitter = Fitter()
+            grads = fitter.step(tf.constant(3.0))
+        """, 9, "a method the file calls eagerly on an instance of its class",
+            proof=Proof(raises=("RuntimeError", MESSAGE))),
         valid("""
             import tensorflow as tf
             import tensorflow_probability as tfp
@@ -134,6 +150,26 @@ class EagerTfGradients(Rule):
             dy = derivative()
         """, "inside a tf.function",
             proof=Proof(check="assert float(dy) == 6.0")),
+        valid("""
+            import tensorflow as tf
+
+            class Fitter:
+                def __init__(self):
+                    self.w = tf.Variable(2.0)
+
+                def step(self, x):
+                    loss = self.w * x
+                    return tf.gradients(loss, [self.w])
+
+            fitter = Fitter()
+
+            @tf.function
+            def run(x):
+                return fitter.step(x)
+
+            grads = run(tf.constant(3.0))
+        """, "the same method, called only inside a tf.function",
+            proof=Proof(check="assert float(grads[0]) == 3.0")),
         valid("""
             import tensorflow as tf
 
@@ -177,7 +213,7 @@ class EagerTfGradients(Rule):
             return
         values = values_for(ctx)
         for site in sites:
-            runner = _eager_runner(facts, site.scope, 0)
+            runner = _eager_runner(facts, site.scope, 0, values)
             if runner is None:
                 continue
             if site.qualname == "keras.backend.gradients":
@@ -213,11 +249,13 @@ def _graph_blocks(facts: Facts) -> bool:
     return any(site.method in ("as_default", "as_graph_def") for site in facts.calls)
 
 
-def _eager_runner(facts: Facts, scope: Scope, depth: int) -> ast.AST | None:
+def _eager_runner(facts: Facts, scope: Scope, depth: int, values) -> ast.AST | None:
     """What runs code of `scope` eagerly, or None when it may not run eagerly: the module
     itself, or, for a plain function, its scope node when this file only ever calls it
     directly from eager code, or the library call (the table's `calls_fn`: TFP's
-    `lbfgs_minimize`) that is given the function and calls it in the caller's mode."""
+    `lbfgs_minimize`) that is given the function and calls it in the caller's mode; for a
+    method, its scope node when every use of its name in the file is a call on an instance
+    of its class (`agent.learn(...)`, `self.learn(...)`) from eager code."""
     if scope.traced_by is not None:
         return None
     if scope.kind == "module":
@@ -228,18 +266,53 @@ def _eager_runner(facts: Facts, scope: Scope, depth: int) -> ast.AST | None:
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
         return None
     parent = scope.parent
-    if parent is None or parent.kind == "class":
-        return None  # methods may be traced by Keras or a caller elsewhere
+    if parent is None:
+        return None
+    if parent.kind == "class":
+        return _eager_method(facts, node, parent.node, depth, values)
     uses = _uses(facts, node.name)
     if not uses:
         return None
     runner: ast.AST | None = None
     for site, passed in uses:
-        if _eager_runner(facts, site.scope, depth + 1) is None:
+        if _eager_runner(facts, site.scope, depth + 1, values) is None:
             return None
         if passed and runner is None:
             runner = site.node
     return runner if runner is not None else node
+
+
+# Methods that Keras, tf.Module or Python call for the program (`model(x)` runs `call`, `fit`
+# traces `train_step`): not known to run eagerly from this file's calls alone.
+_IMPLICIT_METHODS = frozenset({"call", "build", "train_step", "test_step", "predict_step", "compute_loss",
+                               "compute_metrics", "get_config", "from_config"})
+
+
+def _eager_method(facts: Facts, node: ast.FunctionDef | ast.AsyncFunctionDef, cls: ast.AST, depth: int,
+                  values) -> ast.AST | None:
+    """A method this file only ever calls on instances of its class, each call from eager code:
+    its def. None when a use of its name is anything else (passed on as `agent.learn`, called on
+    an object of unknown class), or when Keras or Python may call it (`call`, dunders)."""
+    if node.name in _IMPLICIT_METHODS or node.name.startswith("__") or not isinstance(cls, ast.ClassDef):
+        return None
+    by_node = {id(site.node.func): site for site in facts.calls if isinstance(site.node.func, ast.Attribute)
+               and site.node.func.attr == node.name}
+    eager_calls = 0
+    for attribute in ast.walk(facts.tree):
+        if not isinstance(attribute, ast.Attribute) or attribute.attr != node.name:
+            continue
+        site = by_node.get(id(attribute))
+        if site is None:
+            return None  # `agent.learn` stored or passed on: it may be traced elsewhere
+        owner = values.value(attribute.value, site.scope).user_class
+        if owner is None:
+            return None
+        if owner is not cls:
+            continue  # another class's method of the same name
+        if _eager_runner(facts, site.scope, depth + 1, values) is None:
+            return None
+        eager_calls += 1
+    return node if eager_calls else None
 
 
 def _uses(facts: Facts, name: str) -> list[tuple[CallSite, bool]] | None:
