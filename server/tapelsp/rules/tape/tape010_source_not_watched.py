@@ -200,6 +200,28 @@ class SourceNotWatched(Rule):
                 y = w * 2.0 + b
             gw, gb = tape.gradient(y, [w, b])
         """, fixed_proof=Proof(check="assert float(gw) == 2.0 and float(gb) == 1.0")),
+        invalid("""
+            import tensorflow as tf
+
+            x0 = tf.Variable(0.0)
+            x1 = tf.Variable(10.0)
+            with tf.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch(x1)
+                y = tf.math.sin(x0) + tf.nn.softplus(x1)
+            grad = tape.gradient(y, {"x0": x0, "x1": x1})
+        """, 8, "sources given as a dict: its values are the sources (x0 is not watched, x1 is)",
+            proof=Proof(check="assert grad['x0'] is None and grad['x1'] is not None"),
+            fixed="""
+            import tensorflow as tf
+
+            x0 = tf.Variable(0.0)
+            x1 = tf.Variable(10.0)
+            with tf.GradientTape(watch_accessed_variables=False) as tape:
+                tape.watch(x1)
+                tape.watch(x0)
+                y = tf.math.sin(x0) + tf.nn.softplus(x1)
+            grad = tape.gradient(y, {"x0": x0, "x1": x1})
+        """, fixed_proof=Proof(check="assert abs(float(grad['x0']) - 1.0) < 1e-6 and grad['x1'] is not None")),
         unfixed(invalid("""
             import tensorflow as tf
 
@@ -537,8 +559,12 @@ def _creation(values, value: ast.expr | None, scope) -> bool:
 
 
 def _elements(sources: ast.expr) -> list[ast.expr]:
+    """The sources one by one: of a list or tuple, and the values of a dict (`tape.gradient`
+    takes any nest of sources and returns the same structure)."""
     if isinstance(sources, (ast.List, ast.Tuple)):
         return list(sources.elts)
+    if isinstance(sources, ast.Dict) and None not in sources.keys:
+        return list(sources.values)
     return [sources]
 
 
