@@ -5,8 +5,10 @@ labels.json (next to this file) lists, per notebook, the code cells the guide pr
 and the cells (or line ranges) it shows as the right way. This script runs `tapelsp --check` on each
 notebook and reports:
 
-  pitfall found   a finding (any rule) starts on the labelled line of that cell; when the label names a
-                  `subject`, the message must also name it in backticks (two pitfalls share one line)
+  pitfall found   a finding (any rule) starts on the labelled line of that cell (or on one of its
+                  `alt_lines`, as the dev corpus's labels allow: the line that makes the value and the
+                  line that asks for its gradient); when the label names a `subject`, the message
+                  must also name it in backticks (two pitfalls share one line)
   correct silent  no finding starts in that cell (or in its labelled line range)
 
 Cells are numbered as tapelsp numbers them (1-based, markdown cells included); lines are 1-based in the
@@ -87,7 +89,7 @@ def in_label(finding: dict, label: dict) -> bool:
         return False
     row = finding["location"]["row"]
     if label["kind"] == "pitfall":
-        return row == label["line"] and (
+        return (row == label["line"] or row in label.get("alt_lines", ())) and (
             "subject" not in label or f"`{label['subject']}`" in finding["message"])
     if "lines" in label:
         return label["lines"][0] <= row <= label["lines"][1]
