@@ -6,13 +6,14 @@ and the cells (or line ranges) it shows as the right way. This script runs `tape
 notebook and reports:
 
   pitfall found   a finding (any rule) starts on the labelled line of that cell (or on one of its
-                  `alt_lines`, as the dev corpus's labels allow: the line that makes the value and the
-                  line that asks for its gradient); when the label names a `subject`, the message
+                  `alt_lines`, as the dev corpus's lenient recall allows: the line that makes the
+                  value and the line that asks for its gradient; Z counts the labelled line only); when the label names a `subject`, the message
                   must also name it in backticks (two pitfalls share one line)
   correct silent  no finding starts in that cell (or in its labelled line range)
 
 Cells are numbered as tapelsp numbers them (1-based, markdown cells included); lines are 1-based in the
-cell. The last line printed is the summary:  guides: pitfalls found X/Y, correct cells silent A/B
+cell. The last line printed is the summary:
+  guides: pitfalls found X/Y (Z on the labelled line), correct cells silent A/B
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def main() -> None:
         fail(f"{args.tree} is absent: extract tensorflow/docs at {spec['commit']} there "
              "(bench/precision/trees.py does it for the precision trees) or give --tree")
 
-    found = pitfalls = silent = corrects = 0
+    found = pitfalls = silent = corrects = on_line = 0
     for rel, labels in spec["notebooks"].items():
         path = args.tree / rel
         if not path.is_file():
@@ -143,7 +144,10 @@ def main() -> None:
                 pitfalls += 1
                 if hits:
                     found += 1
-                    status = "found   " + ",".join(sorted({f["code"] for f in hits}))
+                    exact = any(f["location"]["row"] == label["line"] for f in hits)
+                    on_line += exact
+                    status = ("found   " if exact else "found on an alt line   ") \
+                        + ",".join(sorted({f["code"] for f in hits}))
                 else:
                     near = [brief(f) for f in findings if f.get("cell") == label["cell"]]
                     status = "MISSED" + (f"   (cell has {', '.join(near)})" if near else "")
@@ -166,7 +170,8 @@ def main() -> None:
             if args.verbose:
                 for f in rest:
                     print(f"      cell {f.get('cell')} {brief(f)}: {f['message']}")
-    print(f"guides: pitfalls found {found}/{pitfalls}, correct cells silent {silent}/{corrects}")
+    print(f"guides: pitfalls found {found}/{pitfalls} ({on_line} on the labelled line), "
+          f"correct cells silent {silent}/{corrects}")
 
 
 if __name__ == "__main__":
