@@ -1489,6 +1489,15 @@ class ValueModel:
         if annotation is not None and self.facts.imports.resolve(annotation) == "tensorflow.Tensor":
             return Value(TENSOR, True, symbolic=self.traced(scope), origin=annotation)
         if self._traced_by_combinator(function):
+            # A component of the element (`ds.map(f)`): a tensor, unless the body shows a structure
+            # of them (`*samples`: a tuple; `sample["image"]`: a dict of features).
+            args = function.args  # type: ignore[attr-defined]
+            if args.vararg is not None and args.vararg.arg == name:
+                return Value(TUPLE, True, symbolic=True, item=Value(TENSOR, False, symbolic=True))
+            if args.kwarg is not None and args.kwarg.arg == name:
+                return Value(DICT, True, item=Value(TENSOR, False, symbolic=True))
+            if _used_as_dict(function, name):
+                return Value(DICT, True, item=Value(TENSOR, False, symbolic=True))
             return Value(TENSOR, True, symbolic=True)
         if cls is not None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                 and self.class_kind(cls) in (MODEL, LAYER):
@@ -1718,6 +1727,10 @@ class ValueModel:
                     for arg in (*site.node.args, *(k.value for k in site.node.keywords)):
                         if isinstance(arg, ast.Name):
                             self._passing.setdefault(arg.id, []).append(site)
+                        elif isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) \
+                                and arg.value.id in ("self", "cls"):
+                            # `ds.map(self._parse)`: a method of the class the call is in, by its name
+                            self._passing.setdefault(arg.attr, []).append(site)
                         elif isinstance(arg, ast.Lambda):
                             self._passing.setdefault(id(arg), []).append(site)
             passing = self._passing.get(function.name if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -1735,9 +1748,33 @@ class ValueModel:
             api = library.method(func.ref.kind, func.attr or "")
         if api is None or not api.traced_fn:
             return False
-        if any(_names_function(k.value, function) for k in call.keywords):
+        if any(self._passes_function(k.value, scope, function) for k in call.keywords):
             return True
-        return any(i < len(call.args) and _names_function(call.args[i], function) for i in api.traced_fn)
+        return any(i < len(call.args) and self._passes_function(call.args[i], scope, function) for i in api.traced_fn)
+
+    def _passes_function(self, expr: ast.expr, scope: Scope, function: ast.AST) -> bool:
+        """`expr`, an argument of a call in `scope`, is `function`: the def or lambda itself, its
+        name, or `self.name` / `cls.name` in a method of a class whose method `name` is `function`
+        (a bound method given to `ds.map`)."""
+        if _names_function(expr, function):
+            return True
+        if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
+                and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and expr.attr == function.name):
+            return False
+        receiver = expr.value.id
+        method: Scope | None = scope.function
+        while method is not None and method.kind in ("function", "lambda") and _method_class(method) is None:
+            if receiver in _positional(method.node):
+                return False  # a closure's own parameter of that name
+            method = method.parent  # a closure in the method sees its `self`
+        if method is None or method.kind != "function":
+            return False
+        cls = _method_class(method)
+        params = _positional(method.node)
+        decorators = [dotted(d) for d in getattr(method.node, "decorator_list", [])]
+        if cls is None or not params or params[0] != receiver or "staticmethod" in decorators:
+            return False
+        return _class_method(self.facts, cls, expr.attr) is function
 
     # --- classes -----------------------------------------------------------------------------
 
@@ -2187,6 +2224,26 @@ def _names_function(expr: ast.expr, function: ast.AST) -> bool:
         return True
     return isinstance(expr, ast.Name) and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
         and expr.id == function.name
+
+
+_DICT_ONLY_METHODS = frozenset({"keys", "items", "values", "get", "update", "setdefault", "popitem"})
+
+
+def _used_as_dict(function: ast.AST, name: str) -> bool:
+    """Does the body of `function` use its parameter `name` as a dict: index it with a string
+    (`sample["image"]`), call a method only a dict has, or test a string's membership in it?"""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name \
+                and node.attr in _DICT_ONLY_METHODS:
+            return True
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
+                and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str) \
+                and isinstance(node.comparators[0], ast.Name) and node.comparators[0].id == name:
+            return True
+    return False
 
 
 def _traced_argument(value: Value) -> Value:

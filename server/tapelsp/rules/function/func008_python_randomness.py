@@ -435,6 +435,61 @@ class PythonRandomness(Rule):
             import numpy as np
             import tensorflow as tf
 
+            class Loader:
+                def __init__(self, images):
+                    self.images = images
+
+                def _augment(self, image):
+                    return image + np.random.normal(0.0, 0.1)
+
+                def dataset(self):
+                    return tf.data.Dataset.from_tensor_slices(self.images).map(self._augment)
+
+            noise = [float(image[0]) for image in Loader(tf.zeros([4, 2])).dataset()]
+        """, 9, "a bound method given to Dataset.map (`map(self._augment)`): tf.data traces the method once",
+            proof=Proof(check="assert len(set(noise)) == 1, noise"), fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            class Loader:
+                def __init__(self, images):
+                    self.images = images
+
+                def _augment(self, image):
+                    return image + tf.random.normal([], 0.0, 0.1)
+
+                def dataset(self):
+                    return tf.data.Dataset.from_tensor_slices(self.images).map(self._augment)
+
+            noise = [float(image[0]) for image in Loader(tf.zeros([4, 2])).dataset()]
+        """, fixed_proof=Proof(check="assert len(set(noise)) == 4, noise")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            class Jitter:
+                def _augment(self, image):
+                    return image + np.random.normal(0.0, 0.1)
+
+            class Loader:
+                def __init__(self, images):
+                    self.images = images
+
+                def _augment(self, image):
+                    return image + tf.random.normal([], 0.0, 0.1)
+
+                def dataset(self):
+                    return tf.data.Dataset.from_tensor_slices(self.images).map(self._augment)
+
+            noise = [float(image[0]) for image in Loader(tf.zeros([4, 2])).dataset()]
+            eager = [float(Jitter()._augment(tf.zeros([2]))[0]) for _ in range(3)]
+        """, "`map(self._augment)` traces the method of its own class: another class's `_augment` "
+             "with np.random runs eagerly, a new draw on every call",
+            proof=Proof(check="assert len(set(noise)) == 4 and len(set(eager)) == 3, (noise, eager)")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
             class Regressor(tf.keras.Model):
                 def __init__(self):
                     super().__init__()

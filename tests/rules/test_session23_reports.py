@@ -1,0 +1,103 @@
+"""Issue 17, the report corpus's misses at their cause: FUNC008 follows a bound method given to
+tf.data (`ds.map(self._parse)`), FUNC010 reports a tf.function made on every call of a function
+a loop calls even when that function calls it in a loop of its own, TNS001 sees the entries of
+the structure a tf.function returns. Each with a near variant that must stay silent."""
+
+from __future__ import annotations
+
+import inspect
+
+import tapelsp
+from tapelsp import Settings
+
+
+def lines(code: str, source: str) -> list[int]:
+    text = inspect.cleandoc(source) + "\n"
+    found = tapelsp.check_source(text, "t.py", Settings(tensorflow_version="2.21", select=(code,)))
+    return sorted(v.range.start.line + 1 for v in found if v.code == code)
+
+
+# --- FUNC008: a bound method given to Dataset.map ---------------------------------------------
+
+_LOADER = """
+    import random
+    import tensorflow as tf
+
+    class Loader:
+        def __init__(self, images):
+            self.images = images
+
+        def _flip(self, image):
+            return tf.image.flip_left_right(image)
+
+        def _augment(self, image):
+            options = [self._flip, tf.identity]
+            return random.sample(options, 1)[0](image)
+
+        def dataset(self):
+            data = tf.data.Dataset.from_tensor_slices(self.images)
+            return data.map(MAPPED)
+"""
+
+
+def test_func008_a_bound_method_given_to_dataset_map() -> None:
+    assert lines("FUNC008", _LOADER.replace("MAPPED", "self._augment")) == [13]
+
+
+def test_func008_a_bound_method_given_by_keyword_and_from_a_closure() -> None:
+    source = _LOADER.replace("            return data.map(MAPPED)",
+                             "            def build():\n"
+                             "                return data.map(map_func=self._augment)\n"
+                             "            return build()")
+    assert lines("FUNC008", source) == [13]
+
+
+def test_func008_the_method_of_another_class_or_object_is_not_followed() -> None:
+    other = _LOADER.replace("MAPPED", "other._augment").replace(
+        "        def dataset(self):", "        def dataset(self, other):")
+    assert lines("FUNC008", other) == []
+    # a closure's own parameter named `self` is not the method's receiver
+    shadowed = _LOADER.replace("            return data.map(MAPPED)",
+                               "            return (lambda self: data.map(self._augment))(None)")
+    assert lines("FUNC008", shadowed) == []
+
+
+def test_func008_a_method_of_a_base_class_given_through_self() -> None:
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        class Base:
+            def _augment(self, image):
+                return image + np.random.normal()
+
+        class Loader(Base):
+            def dataset(self, images):
+                return tf.data.Dataset.from_tensor_slices(images).map(self._augment)
+    """
+    assert lines("FUNC008", source) == [6]
+
+
+# --- the value model: what a function given to tf.data receives --------------------------------
+
+def test_func005_a_structure_of_the_element_given_to_a_bound_method_is_no_tensor() -> None:
+    source = """
+        import tensorflow as tf
+
+        class Mixer:
+            def _mix(self, one, two):
+                kept = one.copy()
+                kept["image"] = (one["image"] + two["image"]) / 2.0
+                return kept
+
+            def _first(self, *samples):
+                return samples[0].copy()
+
+            def apply(self, dataset):
+                pairs = tf.data.Dataset.zip((dataset, dataset))
+                return pairs.map(self._mix), pairs.map(self._first)
+    """
+    assert lines("FUNC005", source) == []
+    # a component the body does not use as a dict is a tensor: NumPy's methods fail on it
+    plain = source.replace('kept["image"] = (one["image"] + two["image"]) / 2.0', "kept = kept.astype('float32')")
+    assert lines("FUNC005", plain) == [5]
