@@ -78,6 +78,69 @@ def test_func008_a_method_of_a_base_class_given_through_self() -> None:
     assert lines("FUNC008", source) == [6]
 
 
+# --- FUNC010: called in a loop of its own, in a function a loop calls -------------------------
+
+_ANIMATE = """
+    import tensorflow as tf
+
+    def animate(video):
+        @tf.function
+        def next_batch(frames):
+            return frames * 2.0
+
+        out = []
+        for start in range(0, 8, 4):
+            out.append(next_batch(video[start:start + 4]))
+        return tf.concat(out, 0)
+
+    CALLS
+"""
+
+
+def test_func010_a_decorated_def_called_in_its_function_s_loop_when_a_loop_calls_the_function() -> None:
+    assert lines("FUNC010", _ANIMATE.replace("CALLS", "for video in videos:\n        animate(video)")) == [4]
+    assert lines("FUNC010", _ANIMATE.replace("CALLS", "frames = animate(video)")) == []
+
+
+def test_func010_a_wrapped_function_called_in_its_function_s_loop() -> None:
+    source = """
+        import tensorflow as tf
+
+        def scale(x):
+            return x * 2.0
+
+        def run(batches):
+            step = tf.function(scale)
+            return [step(b) for b in batches] + [step(b) for b in batches]
+
+        def epoch(batches):
+            step = tf.function(scale)
+            for b in batches:
+                step(b)
+
+        CALLS
+    """
+    assert lines("FUNC010", source.replace("CALLS", "for _ in range(3):\n            epoch(data)")) == [11]
+    assert lines("FUNC010", source.replace("CALLS", "epoch(data)")) == []
+
+
+def test_func010_a_loop_over_python_values_passed_to_the_function_stays_silent() -> None:
+    source = """
+        import tensorflow as tf
+
+        def head(x, n):
+            @tf.function
+            def first(x):
+                return tf.reduce_sum(x[:n])
+
+            return [first(x) for _ in range(2)]
+
+        for n in (1, 3):
+            head(tf.range(5.0), n)
+    """
+    assert lines("FUNC010", source) == []
+
+
 # --- the value model: what a function given to tf.data receives --------------------------------
 
 def test_func005_a_structure_of_the_element_given_to_a_bound_method_is_no_tensor() -> None:

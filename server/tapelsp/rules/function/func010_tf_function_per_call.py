@@ -120,6 +120,26 @@ class TfFunctionPerCall(Rule):
                     out = step(tf.constant(1.0))
         """, 10, "re-created on every epoch",
             proof=Proof(check="assert len(traces) == 5, len(traces)")),
+        invalid("""
+            import tensorflow as tf
+
+            traces = []
+
+            def animate(video):
+                @tf.function
+                def next_batch(frames):
+                    traces.append(1)
+                    return frames * 2.0
+
+                out = []
+                for start in range(0, 8, 4):
+                    out.append(next_batch(video[start:start + 4]))
+                return tf.concat(out, 0)
+
+            for video in [tf.ones([8, 2]), tf.zeros([8, 2]), tf.ones([8, 2])]:
+                animate(video)
+        """, 6, "defined in a function a loop calls and called in that function's own loop: one trace per call",
+            proof=Proof(check="assert len(traces) == 3, traces")),
         valid("""
             import tensorflow as tf
 
@@ -171,6 +191,25 @@ class TfFunctionPerCall(Rule):
             step = main()
         """, "created once per run of main, then called in its loop",
             proof=Proof(check="assert step.experimental_get_tracing_count() == 1")),
+        valid("""
+            import tensorflow as tf
+
+            counts = []
+
+            def animate(video):
+                @tf.function
+                def next_batch(frames):
+                    return frames * 2.0
+
+                out = []
+                for start in range(0, 8, 4):
+                    out.append(next_batch(video[start:start + 4]))
+                counts.append(next_batch.experimental_get_tracing_count())
+                return tf.concat(out, 0)
+
+            frames = animate(tf.ones([8, 2]))
+        """, "a decorated def called in the loop of a function that runs once",
+            proof=Proof(check="assert counts == [1], counts")),
         valid("""
             import tensorflow as tf
 
@@ -271,7 +310,8 @@ def _wrapped_per_call(call: ast.Call, scope: Scope, loops: tuple, guards: tuple,
         calls = [call]
     else:
         calls = _calls_of(role, scope)
-        if not calls or _escapes(role, scope, statement) or any(_in_loop_of(c, scope) for c in calls):
+        # Called in a loop of its own or not, it is traced again on every call of the function.
+        if not calls or _escapes(role, scope, statement):
             return None
     caller = _repeated_caller(owner, scope, ctx.facts)
     if caller is None:
@@ -292,8 +332,8 @@ def _decorated_per_call(node: ast.FunctionDef | ast.AsyncFunctionDef, parent: Sc
         if any(inside(c, loop) for c in calls):
             return _why(f"on every iteration of the loop on {ctx.where(loop)}"), [ctx.related(loop, "the loop")]
         return None
-    if any(_in_loop_of(c, parent) for c in calls) or _guarded(node, parent):
-        return None
+    if _guarded(node, parent):
+        return None  # defined behind a condition (a cache)
     caller = _repeated_caller(parent.node, parent, ctx.facts, decorated=node, values=values_for(ctx))
     if caller is None:
         return None
@@ -349,10 +389,6 @@ def _mentions(expr: ast.AST, name: str) -> bool:
 
 def _loops_in(scope: Scope) -> list[ast.stmt]:
     return [n for n in own_nodes(scope.node) if isinstance(n, _LOOPS)]
-
-
-def _in_loop_of(node: ast.AST, scope: Scope) -> bool:
-    return any(inside(node, loop) for loop in _loops_in(scope))
 
 
 def _enclosing_loop(node: ast.AST, scope: Scope) -> ast.stmt | None:
