@@ -141,6 +141,77 @@ def test_func010_a_loop_over_python_values_passed_to_the_function_stays_silent()
     assert lines("FUNC010", source) == []
 
 
+# --- TNS001: the structure a tf.function returns ----------------------------------------------
+
+_DETECT = """
+    import numpy as np
+    import tensorflow as tf
+
+    @tf.function
+    def detect(image):
+        scores = tf.sigmoid(tf.reduce_sum(image, axis=-1))
+        return {"scores": scores, "classes": tf.cast(scores > 0.5, tf.float32), "count": 4}
+
+    def main():
+        detections = detect(tf.ones((1, 4, 3)))
+        BODY
+
+    main()
+"""
+
+
+def _detect(body: str) -> str:
+    return _DETECT.replace("BODY", body.replace("\n", "\n        "))
+
+
+def test_tns001_an_entry_of_a_tf_function_s_dict() -> None:
+    assert lines("TNS001", _detect("return detections['classes'].astype(np.int64)")) == [11]
+    # a Python number the trace returned is a tensor too
+    assert lines("TNS001", _detect("return detections['count'].item()")) == [11]
+
+
+def test_tns001_an_element_of_a_tf_function_s_tuple() -> None:
+    source = """
+        import tensorflow as tf
+
+        @tf.function
+        def split(x):
+            return x * 2.0, [x + 1.0]
+
+        doubled, rest = split(tf.ones((2, 2)))
+        flat = doubled.reshape(-1)
+        first = rest[0].tolist()
+    """
+    assert lines("TNS001", source) == [8, 9]
+
+
+def test_tns001_a_dict_something_else_may_fill_is_left_alone() -> None:
+    stored = "detections['classes'] = np.zeros(4)\nreturn detections['classes'].astype(np.int64)"
+    assert lines("TNS001", _detect(stored)) == []
+    updated = "detections.update(classes=np.zeros(4))\nreturn detections['classes'].astype(np.int64)"
+    assert lines("TNS001", _detect(updated)) == []
+    handed = "postprocess(detections)\nreturn detections['classes'].astype(np.int64)"
+    assert lines("TNS001", _detect(handed)) == []
+    looped = ("for _ in range(2):\n"
+              "    detections['classes'] = detections['classes'].astype(np.int64)")
+    assert lines("TNS001", _detect(looped)) == []
+    converted = ("detections = {k: v.numpy() for k, v in detections.items()}\n"
+                 "return detections['classes'].astype(np.int64)")
+    assert lines("TNS001", _detect(converted)) == []
+
+
+def test_tns001_a_plain_function_s_dict_of_python_values_is_not_a_tensor() -> None:
+    source = """
+        import numpy as np
+
+        def detect(image):
+            return {"count": 4, "classes": np.zeros(4)}
+
+        found = detect(None)["classes"].astype(np.int64)
+    """
+    assert lines("TNS001", source) == []
+
+
 # --- the value model: what a function given to tf.data receives --------------------------------
 
 def test_func005_a_structure_of_the_element_given_to_a_bound_method_is_no_tensor() -> None:

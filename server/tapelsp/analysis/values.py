@@ -779,7 +779,7 @@ class ValueModel:
                 if result.kind in TF_VALUES:
                     return replace(result, symbolic=self.traced(scope), origin=node, remote=None, home=None)
                 if result.kind in (TUPLE, LIST, DICT):
-                    return result
+                    return _function_output(home, result, self.traced(scope), node)
                 return result if result.kind in (NUMBER, STR, NONE) else UNKNOWN_VALUE
             return UNKNOWN_VALUE
         if kind in (MODEL, LAYER, MODULE, INSTANCE):
@@ -2244,6 +2244,36 @@ def _used_as_dict(function: ast.AST, name: str) -> bool:
                 and isinstance(node.comparators[0], ast.Name) and node.comparators[0].id == name:
             return True
     return False
+
+
+def _function_output(home: "ValueModel", value: Value, symbolic: bool | None, call: ast.Call,
+                     depth: int = 0) -> Value:
+    """A structure a tf.function returns, as its caller gets it: the same lists, tuples and dicts,
+    and every leaf a tensor of the caller (eager when it runs eagerly), also a variable, an array
+    or a Python number or string the trace returned (TensorFlow converts them; anything else but
+    None is an error or an extension type). A literal written in the function's body is read
+    element by element: `{"boxes": boxes, "count": 4}` holds only tensors once returned."""
+    if value.kind in CONTAINERS and depth < 4:
+        items = None if value.items is None else tuple(
+            _function_output(home, v, symbolic, call, depth + 1) for v in value.items)
+        literal = value.origin
+        elements = None
+        if isinstance(literal, ast.Dict) and all(k is not None for k in literal.keys):
+            elements = literal.values
+        elif isinstance(literal, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in literal.elts):
+            elements = literal.elts
+        if elements and value.origin is not None and home.scope_at(literal) is not None:
+            where = home.scope_at(literal)
+            item = join(_function_output(home, home.value(e, where), symbolic, call, depth + 1) for e in elements)
+        else:
+            item = None if value.item is None else _function_output(home, value.item, symbolic, call, depth + 1)
+        return replace(value, items=items, item=item, origin=call, remote=None, home=None)
+    if value.kind in TF_VALUES or value.kind in NUMPY_VALUES or value.kind in (NUMBER, STR):
+        return Value(TENSOR, value.certain, dtype=value.dtype if value.kind in TF_VALUES else None,
+                     symbolic=symbolic, origin=call)
+    if value.kind == NONE:
+        return value
+    return UNKNOWN_VALUE
 
 
 def _traced_argument(value: Value) -> Value:

@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import ast
 
+from dataclasses import replace
+
 from ...analysis import library
-from ...analysis.values import BIJECTOR, DISTRIBUTION, LIBRARY, METHOD, TENSOR, VARIABLE, Value, values_for
+from ...analysis.values import BIJECTOR, DICT, DISTRIBUTION, LIBRARY, METHOD, TENSOR, VARIABLE, Value, values_for
 from ...facts.dataflow import inside
 from ...facts.walk import body_nodes
 from ...model import Severity
@@ -26,8 +28,8 @@ class NumpyMethodOnTensor(Rule):
     Finds a NumPy array method (`.tolist()`, `.astype(...)`, `.reshape(...)`, `.mean()`,
     `.item()`, `.flatten()`...) called on a tf.Tensor or tf.Variable in eager code (and in TF1
     graph code): the result of a TensorFlow or `keras.ops` op, of calling a Keras model or
-    layer, of a function returning one, a batch of a tf.data dataset, or arithmetic on any of
-    these. (In code a tf.function traces, FUNC005 reports it; `.item()` and `.tolist()` inside
+    layer, of a function returning one, an entry of the structure a tf.function returns, a
+    batch of a tf.data dataset, or arithmetic on any of these. (In code a tf.function traces, FUNC005 reports it; `.item()` and `.tolist()` inside
     a tape, TAPE007.)
 
     ## Why is this bad?
@@ -161,6 +163,35 @@ class NumpyMethodOnTensor(Rule):
                 loss = tf.square(x).mean()
         """, 5, "`.mean()` on a symbolic tensor of TF1 graph code",
             proof=Proof(raises=("AttributeError", "'SymbolicTensor' object has no attribute 'mean'"))),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def detect(image):
+                scores = tf.sigmoid(tf.reduce_sum(image, axis=-1))
+                return {"scores": scores, "classes": tf.cast(scores > 0.5, tf.float32)}
+
+            detections = detect(tf.ones((1, 4, 3)))
+            detections["classes"] = detections["classes"].astype("int64")
+        """, 9, "`.astype` on an entry of the dict a tf.function returns: every entry is an EagerTensor",
+            proof=Proof(raises=("AttributeError", "EagerTensor object has no attribute 'astype'"))),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def detect(image):
+                scores = tf.sigmoid(tf.reduce_sum(image, axis=-1))
+                return {"scores": scores, "classes": tf.cast(scores > 0.5, tf.float32), "count": 4}
+
+            detections = detect(tf.ones((1, 4, 3)))
+            count = int(detections.pop("count"))
+            detections = {key: value[0, :count].numpy() for key, value in detections.items()}
+            classes = detections["classes"].astype("int64")
+            raw = detect(tf.ones((1, 4, 3)))
+            raw["scores"] = raw["scores"].numpy()
+            top = raw["scores"].max()
+        """, "the entries of a tf.function's dict converted with `.numpy()` first (a new dict, or stored back)",
+            proof=Proof(check="assert classes.dtype == 'int64' and classes.shape == (4,) and top > 0.5")),
         valid("""
             import numpy as np
             import tensorflow as tf
@@ -208,6 +239,8 @@ class NumpyMethodOnTensor(Rule):
             elif values.traced(site.scope) is not False:
                 continue  # traced code is FUNC005's; unknown stays silent
             value = values.value(receiver, site.scope)
+            if not value.is_(TENSOR, VARIABLE):
+                value = _dict_entry(ctx, values, receiver, site.scope) or value
             if not value.is_(TENSOR, VARIABLE) or value.remote is not None or (value.symbolic and not graph) \
                     or not _made_by_tensorflow(ctx, values, receiver, site.scope):
                 continue
@@ -246,6 +279,57 @@ class NumpyMethodOnTensor(Rule):
             f"`.{method}()` is a NumPy array method, and `{text}` is {what}{made}: TensorFlow raises "
             f"AttributeError \"{error}\" (unless the program enables NumPy behaviour). {advice}",
         )
+
+
+def _dict_entry(ctx: Context, values, receiver: ast.expr, scope) -> Value | None:
+    """`outputs["classes"]` of a dict every entry of which is certainly a tensor (what a
+    tf.function returns: TensorFlow makes every leaf of its output a tensor), when nothing in the
+    scope may put another value in it: no other store into `outputs[...]`, no method of it that
+    adds entries, and it is handed to no call (the model says a dict's entry only "maybe")."""
+    if not (isinstance(receiver, ast.Subscript) and isinstance(receiver.value, ast.Name)
+            and isinstance(receiver.slice, ast.Constant)):
+        return None
+    base = values.value(receiver.value, scope)
+    if not base.is_(DICT) or base.item is None or not base.item.is_(TENSOR):
+        return None
+    name = receiver.value.id
+    own = None
+    for node in ast.walk(scope.node):  # breadth first: the last statement around it is the innermost
+        if isinstance(node, ast.stmt) and node is not scope.node and inside(receiver, node):
+            own = node
+    for node in ast.walk(scope.node):  # nested defs too: a closure may fill the dict
+        if not isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete, ast.Call, ast.For,
+                                 ast.AsyncFor, ast.With, ast.AsyncWith)):
+            continue
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name \
+                    and func.attr not in _DICT_READS:
+                return None
+            if any(isinstance(n, ast.Name) and n.id == name for a in (*node.args, *(k.value for k in node.keywords))
+                   for n in ast.walk(a)):
+                return None
+            continue
+        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)) else \
+            [item.optional_vars for item in node.items if item.optional_vars is not None]
+        for target in targets:
+            for sub in ast.walk(target):
+                if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == name:
+                    # `outputs["classes"] = outputs["classes"].astype(...)`: its own store comes after
+                    # the read, unless a loop repeats the statement
+                    if node is own and not _in_loop(scope.node, node):
+                        continue
+                    return None
+    return replace(base.item, origin=base.origin)
+
+
+_DICT_READS = frozenset({"get", "keys", "values", "items", "copy"})
+
+
+def _in_loop(owner: ast.AST, stmt: ast.stmt) -> bool:
+    return any(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and n is not stmt and inside(stmt, n)
+               for n in ast.walk(owner))
 
 
 def _may_make_a_tensor(ctx: Context, made: ast.Call) -> bool:
