@@ -417,9 +417,21 @@ class LayerInFunction(Rule):
         facts = ctx.facts
         values = values_for(ctx)
         wording = variable_error(ctx.targets.tensorflow)
+        # Both answers depend on the scope (the trace) alone: asked once per scope, not per call.
+        traces: dict[int, object] = {}
+        unseen: dict[int, bool] = {}
         for site in facts.calls:
-            traced = trace_of(values, site.scope)
-            if traced is None or _called_unseen(traced.node, facts):
+            key = id(site.scope)
+            if key in traces:
+                traced = traces[key]
+            else:
+                traced = traces[key] = trace_of(values, site.scope)
+            if traced is None:
+                continue
+            skip = unseen.get(id(traced.node))
+            if skip is None:
+                skip = unseen[id(traced.node)] = _called_unseen(traced.node, facts)
+            if skip:
                 continue
             described = _stateful_construction(site.node, values)
             if described is None:
