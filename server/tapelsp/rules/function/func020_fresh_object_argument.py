@@ -117,6 +117,8 @@ class FreshObjectArgument(Rule):
         facts = ctx.facts
         if not facts.tf_functions or not facts.classes:
             return
+        if not any(scope.kind == "class" and _plain_class(facts, scope.node) for scope in facts.scopes):
+            return  # a finding is an instance of a plain class of this file: there is none
         values = values_for(ctx)
         fresh_calls: dict[int, list[tuple[CallSite, ast.expr, TfFunction]]] = {}
         for site in facts.calls:
