@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import ast
+import re
 
 from ...analysis import library
 from ...analysis.gradcalls import gradient_calls
@@ -13,6 +14,9 @@ from ..base import Context, Proof, Rule, invalid, valid
 
 # The lists of variables a Keras model or layer (and a TFP object) hands out.
 _VARIABLE_LISTS = frozenset({"trainable_variables", "trainable_weights", "variables", "weights"})
+# How an attribute of `_VARIABLE_LISTS` can be written: a dot, then blanks, line continuations or
+# comments, then the name (ASCII text only: NFKC folds other letters into these names).
+_READ_TEXT = re.compile(r"\.(?:[ \t\f\r\n\\]|#[^\r\n]*)*(?:trainable_variables|trainable_weights|variables|weights)\b")
 # What builds a Sequential model at construction: an Input first, or a first layer told its shape.
 _BUILDING_LAYERS = frozenset({"keras.Input", "keras.layers.Input", "keras.layers.InputLayer"})
 _SHAPE_KEYWORDS = frozenset({"input_shape", "input_dim", "batch_input_shape", "batch_shape"})
@@ -157,6 +161,8 @@ class EmptySources(Rule):
         text = ctx.facts.source.text
         if "variables" not in text and "weights" not in text:
             return  # no `.trainable_variables` / `.weights` (...) read: no tree walk
+        if text.isascii() and _READ_TEXT.search(text) is None:
+            return  # the words, but never after a dot: no such attribute in the tree
         for holder, read in _kept_reads(ctx.facts.tree):
             model = read.value
             if not isinstance(model, ast.Name):
