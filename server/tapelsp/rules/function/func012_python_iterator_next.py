@@ -7,7 +7,7 @@ from ...model import Severity
 from ...versions import VersionRange
 from ...analysis.python_state import (Assignment, FileState, file_state, function_label, own_nodes, self_attribute,
                             traced_scopes)
-from ...analysis.values import LIST, NDARRAY, TUPLE, values_for
+from ...analysis.values import FUNCTION, LIST, METHOD, NDARRAY, TF_FUNCTION, TUPLE, Value, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
 # Calls that make a Python iterator from Python data.
@@ -33,6 +33,13 @@ class PythonIteratorNext(Rule):
     `next(it)` / `it.get_next()`) is made again by every call, and starts at the first
     element each time: reported at the `iter(...)` when the file calls the function in a
     loop with the same dataset and the body takes elements outside any loop of its own.
+
+    A Python iterator *passed in* as an argument is no better: TensorFlow keys the trace on
+    the iterator object's identity, so a second call with the same iterator does not trace
+    again and replays the element `next(it)` read while tracing (the tf.function guide's
+    `buggy_consume_next`). Reported on the `next(param)` when the file calls the function
+    twice with the same Python iterator, or in a loop the iterator was made outside of; a
+    tf.data iterator passed in (`iter(dataset)`) is traced as one, and advances.
 
     ## Example
     ```python
@@ -208,11 +215,70 @@ class PythonIteratorNext(Rule):
             sums = [int(total(dataset)) for _ in range(2)]
         """, "the iterator is consumed by a loop inside the call: one pass per call is the intent",
             proof=Proof(check="assert sums == [6, 6], sums")),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def consume_next(iterator):
+                return next(iterator)
+
+            iterator = iter([1, 2, 3])
+            first = int(consume_next(iterator))
+            second = int(consume_next(iterator))
+            third = int(consume_next(iterator))
+        """, 5, "a Python iterator passed in, three calls with the same one (function guide, cell 90)",
+            proof=Proof(check="assert [first, second, third] == [1, 1, 1], (first, second, third)\n"
+                              "assert consume_next.experimental_get_tracing_count() == 1")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            def batches():
+                step = 0
+                while True:
+                    step += 1
+                    yield np.full([2], step, np.float32)
+
+            @tf.function
+            def train_step(source):
+                return tf.reduce_sum(next(source))
+
+            source = batches()
+            sums = [float(train_step(source)) for _ in range(3)]
+        """, 12, "a generator passed in, the calls in a loop",
+            proof=Proof(check="assert sums == [2.0, 2.0, 2.0], sums")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def consume_next(iterator):
+                return next(iterator)
+
+            iterator = iter(tf.data.Dataset.from_tensor_slices([1, 2, 3]))
+            values = [int(consume_next(iterator)) for _ in range(3)]
+        """, "a tf.data iterator passed in: TensorFlow traces it as one, and next() runs on every call",
+            proof=Proof(check="assert values == [1, 2, 3], values")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def first_of(iterator):
+                return next(iterator)
+
+            rows = [[1, 2], [3, 4], [5, 6]]
+            firsts = []
+            for row in rows:
+                it = iter(row)
+                firsts.append(int(first_of(it)))
+        """, "a new Python iterator for every call: each call traces, and reads that iterator's first element",
+            proof=Proof(check="assert firsts == [1, 3, 5], firsts")),
     )
 
     def check(self, ctx: Context) -> None:
         state = file_state(ctx.facts)
         _iterators_per_call(ctx, state)
+        if ctx.facts.tf_functions:
+            _iterators_passed_in(ctx, state, values_for(ctx))
         for scope in traced_scopes(ctx.facts):
             for node in state.own(scope.node, (ast.Call,)):
                 if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "next"
@@ -426,3 +492,130 @@ def _called_in_loop(facts: Facts, function: ast.FunctionDef | ast.AsyncFunctionD
 def _rebinds(loop: ast.AST, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
                for n in ast.walk(loop))
+
+
+# --- a Python iterator passed in as an argument ----------------------------------------------
+
+def _iterators_passed_in(ctx: Context, state: FileState, values) -> None:
+    """`next(p)` in a tf.function whose parameter `p` receives, at calls of the file, one
+    Python iterator more than once (two calls with the name bound by the same statement, or a
+    call in a loop the binding is outside of). TensorFlow keys traces on a plain Python object
+    by its identity: the second call with the same iterator does not trace again, and the
+    graph replays the element `next` read while tracing."""
+    from ...facts.dataflow import flow_at, flow_of
+
+    facts = ctx.facts
+    for tf_function in facts.tf_functions:
+        node = tf_function.node
+        scope = facts.function_scopes.get(node) if node is not None else None
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or scope is None \
+                or tf_function.input_signature is not None:
+            continue
+        params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+        body_flow = flow_of(facts, scope)
+        nexts: dict[str, list[ast.Call]] = {}
+        for call in state.own(node, (ast.Call,)):
+            if not (isinstance(call.func, ast.Name) and call.func.id == "next" and call.args
+                    and isinstance(call.args[0], ast.Name) and call.args[0].id in params
+                    and state.is_builtin(scope, "next")):
+                continue
+            name = call.args[0].id
+            if all(d.kind == "param" for d in body_flow.reaching(name, call)):
+                nexts.setdefault(name, []).append(call)
+        if not nexts:
+            continue
+        method = scope.parent is not None and scope.parent.kind == "class" and not any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+        by_binding: dict[str, dict[int, tuple[object, list]]] = {}
+        for site in facts.calls:
+            if not _calls(site, node, tf_function, values):
+                continue
+            bound = isinstance(site.node.func, ast.Attribute) and method
+            for name in nexts:
+                arg = _argument_for(site.node, params, name, skip=1 if bound else 0)
+                if not isinstance(arg, ast.Name):
+                    continue
+                flow = flow_at(facts, site.node)
+                reaching = flow.reaching(arg.id, site.node) if flow is not None else []
+                if len(reaching) != 1 or not _makes_python_iterator(reaching[0], state, facts,  # type: ignore[arg-type]
+                                                                  lambda: values):
+                    continue
+                binding = reaching[0]
+                entry = by_binding.setdefault(name, {}).setdefault(id(binding.stmt), (binding, []))
+                entry[1].append((site, arg))
+        for name, groups in by_binding.items():
+            for binding, sites in groups.values():
+                loop = next((lp for site, _ in sites for lp in _loops_around(site.node, site.scope, facts)
+                             if not _inside(binding.stmt, lp)), None)
+                if len(sites) < 2 and loop is None:
+                    continue
+                site, arg = sites[0]
+                label = function_label(tf_function)
+                if loop is not None:
+                    how = f"the call in the loop on {facts.line_label(loop.lineno)} passes"
+                else:
+                    lines = ", ".join(facts.line_label(s.node.lineno) for s, _ in sites)
+                    how = f"the calls on {lines} pass"
+                for call in nexts[name]:
+                    ctx.report(
+                        call,
+                        f"`next({name})` runs only while TensorFlow traces {label}, and {how} it the same "
+                        f"Python iterator `{arg.id}`: TensorFlow keys traces on a Python object by its "
+                        "identity, so the later calls do not trace again and reuse the element read while "
+                        f"tracing; `{arg.id}` does not advance. Pass a tf.data iterator "
+                        "(`iter(tf.data.Dataset.from_tensor_slices(...))`), whose `next` runs on every call, "
+                        "or take the element outside and pass the element itself as a tensor "
+                        f"(`{label.strip('`')}(tf.constant(next({arg.id})))`, without `next` in the body).",
+                        related=[ctx.related(binding.stmt, f"`{arg.id}` is a Python iterator made here"),
+                                 ctx.related(loop if loop is not None else sites[1][0].node,
+                                             "calls the tf.function again with the same iterator"),
+                                 ctx.related(tf_function.origin, "traced by this tf.function")],
+                    )
+
+
+def _calls(site, node: ast.FunctionDef | ast.AsyncFunctionDef, tf_function, values) -> bool:
+    """Does the call at `site` call the tf.function `tf_function` (whose def is `node`)?"""
+    func = site.node.func
+    if not isinstance(func, (ast.Name, ast.Attribute)):
+        return False
+    if isinstance(func, ast.Attribute) and func.attr != node.name and tf_function.kind == "decorator":
+        return False
+    called = values.value(func, site.scope)
+    if called.is_(METHOD) and called.home is None:
+        return called.origin is node  # a method of a class of the file, the decorated def
+    if not called.is_(TF_FUNCTION) or called.home is not None:
+        return False
+    if called.origin is tf_function.origin:
+        return True
+    target = called.ref
+    return isinstance(target, Value) and target.kind == FUNCTION and target.ref is node and target.home is None
+
+
+def _argument_for(call: ast.Call, params: list[str], name: str, skip: int) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    index = params.index(name) - skip
+    if index < 0 or any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+        return None
+    return call.args[index] if index < len(call.args) else None
+
+
+def _loops_around(node: ast.AST, scope, facts: Facts) -> list[ast.AST]:
+    """The loops (statements and comprehensions) around `node` in its own function or module."""
+    from ...analysis.guards import ancestors
+
+    found = []
+    for _child, parent in ancestors(node, facts):
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            break
+        if isinstance(parent, _LOOPS):
+            found.append(parent)
+    return found
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    return node is not outer and (getattr(outer, "lineno", 0), getattr(outer, "col_offset", 0)) <= \
+        (getattr(node, "lineno", 0), getattr(node, "col_offset", 0)) and \
+        (getattr(node, "end_lineno", 0), getattr(node, "end_col_offset", 0)) <= \
+        (getattr(outer, "end_lineno", 0), getattr(outer, "end_col_offset", 0))
