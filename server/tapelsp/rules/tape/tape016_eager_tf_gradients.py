@@ -6,7 +6,7 @@ from ...facts.model import CallSite, Facts, Scope
 from ...model import Severity
 from ...versions import VersionRange
 from ...analysis import library
-from ...analysis.values import values_for
+from ...analysis.values import LAYER, LIST, MODEL, NDARRAY, NUMBER, TENSOR, TUPLE, VARIABLE, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
 MESSAGE = "tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape instead."
@@ -21,6 +21,10 @@ class EagerTfGradients(Rule):
     on instances of its class (`agent.learn(...)`), or in a plain function that this
     file calls eagerly, itself or through a library function that calls the functions it
     is given in the caller's mode (an objective given to `tfp.optimizer.lbfgs_minimize`),
+    or in the function of a Keras `Lambda` layer when the file calls the layer, or a model
+    whose graph applies it, on eager inputs (`model(tf.constant(...))`: building the model
+    ran the function on symbolic tensors, each eager call reruns it eagerly; `predict`,
+    `fit` and `evaluate` run it inside a tf.function),
     with no `tf.function` around it and no TF1 graph mode
     (`tf.compat.v1.disable_eager_execution()`, `disable_v2_behavior()`, sessions,
     placeholders, `with graph.as_default():`).
@@ -122,6 +126,58 @@ class EagerTfGradients(Rule):
             grads = fitter.step(tf.constant(3.0))
         """, 9, "a method the file calls eagerly on an instance of its class",
             proof=Proof(raises=("RuntimeError", MESSAGE))),
+        invalid("""
+            import tensorflow as tf
+            import tf_keras
+            from tf_keras import backend as K
+
+            inputs = tf_keras.Input((2,))
+            squares = inputs * inputs
+            slopes = tf_keras.layers.Lambda(lambda z: K.gradients(z[0], z[1]))([squares, inputs])
+            model = tf_keras.Model(inputs, slopes)
+            out = model(tf.constant([[2.0, 3.0]]))
+        """, 7, "K.gradients in a Lambda layer of a functional model called on an eager tensor: building the "
+                "model runs it on symbolic tensors, the call reruns it eagerly",
+            proof=Proof(raises=("RuntimeError", MESSAGE))),
+        invalid("""
+            import tensorflow as tf
+            import keras
+
+            inputs = keras.Input((2,))
+            squares = inputs * inputs
+            slopes = keras.layers.Lambda(lambda z: tf.gradients(z[0], z[1]), output_shape=(2,))([squares, inputs])
+            model = keras.Model(inputs, slopes)
+            out = model(tf.constant([[2.0, 3.0]]))
+        """, 6, "tf.gradients in a Keras 3 Lambda layer, the model called eagerly",
+            proof=Proof(raises=("RuntimeError", MESSAGE))),
+        valid("""
+            import tensorflow as tf
+            import tf_keras
+            from tf_keras import backend as K
+
+            inputs = tf_keras.Input((2,))
+            squares = inputs * inputs
+            slopes = tf_keras.layers.Lambda(lambda z: K.gradients(z[0], z[1]))([squares, inputs])
+            model = tf_keras.Model(inputs, slopes)
+            out = model.predict(tf.constant([[2.0, 3.0]]), verbose=0)
+        """, "the same model run by model.predict, which calls it inside a tf.function",
+            proof=Proof(check="assert out.tolist() == [[4.0, 6.0]]")),
+        valid("""
+            import tensorflow as tf
+            import keras
+
+            inputs = keras.Input((2,))
+            squares = inputs * inputs
+            slopes = keras.layers.Lambda(lambda z: tf.gradients(z[0], z[1]), output_shape=(2,))([squares, inputs])
+            model = keras.Model(inputs, slopes)
+
+            @tf.function
+            def slopes_at(x):
+                return model(x)
+
+            out = slopes_at(tf.constant([[2.0, 3.0]]))
+        """, "the Keras 3 model called only inside a tf.function",
+            proof=Proof(check="assert out.numpy().tolist() == [[4.0, 6.0]]")),
         valid("""
             import tensorflow as tf
             import tensorflow_probability as tfp
@@ -214,19 +270,27 @@ class EagerTfGradients(Rule):
         values = values_for(ctx)
         for site in sites:
             runner = _eager_runner(facts, site.scope, 0, values)
+            layer_call = None
             if runner is None:
-                continue
+                layer_call = _eager_lambda_layer_call(ctx, site.scope, values)
+                if layer_call is None:
+                    continue
             if site.qualname == "keras.backend.gradients":
                 if values.keras_major(site.node) >= 3:
-                    ctx.report(site.node, "Keras 3 has no `backend.gradients`: this line raises AttributeError. "
-                                          "Compute the gradient with a tf.GradientTape.")
+                    ctx.report(site.node, "Keras 3 has no `backend.gradients`: this line raises AttributeError "
+                                          "when it runs. Compute the gradient with a tf.GradientTape.")
                     continue
                 what = "`K.gradients` calls `tf.gradients`, which"
             else:
                 what = f"`{ast.unparse(site.node.func)}`"
             how = "runs here with eager execution on (TensorFlow 2, no tf.function around it)"
             related = []
-            if isinstance(runner, ast.Call):
+            if layer_call is not None:
+                callee = ast.unparse(layer_call.func)
+                how = (f"runs in a Keras `Lambda` layer, and `{callee}(...)` on {ctx.where(layer_call)} calls "
+                       "it on eager tensors (no tf.function around it), so the layer's function runs eagerly")
+                related.append(ctx.related(layer_call, f"`{callee}` runs the Lambda layer here, eagerly"))
+            elif isinstance(runner, ast.Call):
                 callee = ast.unparse(runner.func)
                 how = (f"runs with eager execution on: `{callee}` on {ctx.where(runner)} calls this function "
                        "eagerly (TensorFlow 2, no tf.function around it)")
@@ -334,3 +398,85 @@ def _uses(facts: Facts, name: str) -> list[tuple[CallSite, bool]] | None:
     if loads != len(out):
         return None
     return out
+
+
+_LAMBDA_LAYER = "keras.layers.Lambda"
+
+
+def _eager_lambda_layer_call(ctx: Context, scope: Scope, values) -> ast.Call | None:
+    """The function of `scope` is given to a Keras `Lambda` layer (`Lambda(lambda z: ...)`, or a
+    def of the file given by name), and the file calls that layer, or a model whose graph
+    applies it (a functional `keras.Model(inputs, outputs)` or a `Sequential`), on eager inputs
+    in eager code: `model(tf.constant(...))`. Keras reruns the layer's function on every such
+    call; `model.predict`/`fit`/`evaluate` run it inside their tf.function, and applying the
+    layer to `keras.Input` tensors runs it on symbolic tensors. The call, or None."""
+    if scope.kind not in ("lambda", "function") or scope.traced_by is not None:
+        return None
+    facts = ctx.facts
+    function = scope.node
+    constructions = [site.node for site in facts.calls_to(_LAMBDA_LAYER)
+                     if site.scope.traced_by is None and _given(site.node, function)]
+    if not constructions:
+        return None
+    from ...analysis.keras_graph import _graphs
+
+    graphs = _graphs(values, ctx.project, ctx.path)
+    keys = {id(c) for c in constructions}
+    for site in facts.calls:
+        if site.method is not None or not isinstance(site.node.func, (ast.Name, ast.Attribute)) \
+                or not site.node.args:
+            continue
+        value = values.value(site.node.func, site.scope)
+        if not value.certain or value.kind not in (MODEL, LAYER):
+            continue
+        if value.kind == LAYER:
+            if graphs.key_of(value) not in keys:
+                continue
+        else:
+            model = graphs.model_of(value)
+            if model is None or not _applies(model, keys, 0):
+                continue
+        if _eager_runner(facts, site.scope, 0, values) is None:
+            continue
+        if not _eager_input(values, site.node.args[0], site.scope):
+            continue
+        return site.node
+    return None
+
+
+def _given(construction: ast.Call, function: ast.AST) -> bool:
+    """Is `function` the function given to this `Lambda(...)` construction?"""
+    argument = construction.args[0] if construction.args else next(
+        (k.value for k in construction.keywords if k.arg == "function"), None)
+    if argument is None:
+        return False
+    if argument is function:
+        return True
+    return isinstance(argument, ast.Name) and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        and argument.id == function.name
+
+
+def _applies(model, keys: set[int], depth: int) -> bool:
+    """Does the model's graph (or a model it uses as a layer) apply one of these layers?"""
+    for node in model.nodes:
+        if node.kind == "layer" and node.key in keys:
+            return True
+        if node.submodel is not None and depth < 3 and _applies(node.submodel, keys, depth + 1):
+            return True
+    return False
+
+
+def _eager_input(values, argument: ast.expr, scope: Scope, depth: int = 0) -> bool:
+    """An input that is a concrete value: an eager tensor or variable, a NumPy array, a number,
+    or a list of them (not a `keras.Input`, not a tensor of a trace, nothing unknown)."""
+    value = values.value(argument, scope)
+    if not value.known:
+        return False
+    if value.kind in (TENSOR, VARIABLE):
+        return value.symbolic is False
+    if value.kind in (NDARRAY, NUMBER):
+        return True
+    if value.kind in (LIST, TUPLE) and isinstance(argument, (ast.List, ast.Tuple)) and argument.elts \
+            and depth < 3:
+        return all(_eager_input(values, e, scope, depth + 1) for e in argument.elts)
+    return False
