@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import ast
 
-from ...facts.dataflow import Def, position
+from ...facts.dataflow import Def, flow_of, position
 from ...facts.names import dotted
 from ...model import Severity
 from ...versions import VersionRange
@@ -30,7 +30,10 @@ class ForwardBeforeTape(Rule):
     tape started recording: `pred = model(x)` before `with tf.GradientTape() as tape:`
     while the loss inside the block only uses `pred` and the gradient is taken with
     respect to `model.trainable_variables`; or a value computed from a variable (or a
-    watched tensor) before the tape opened (or before the `tape.watch` call).
+    watched tensor) before the tape opened (or before the `tape.watch` call), also an
+    object a function's tape reads that the module built once from a tensor computed from a
+    module-level variable (`dist = tfd.Normal(loc, scale=tf.exp(log_scale))` at import,
+    `dist.log_prob(x)` in the tape: `tf.exp` ran before any tape).
 
     It only reports when nothing inside the block uses the model or the source again,
     directly or through a function defined in the same file.
@@ -88,6 +91,70 @@ class ForwardBeforeTape(Rule):
             g_loc, g_scale = tape.gradient(loss, [loc, raw_scale])
         """, 6, "but a tensor computed for it from another variable before the tape is a constant",
             proof=Proof(check="assert g_loc is not None and g_scale is None")),
+        invalid("""
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            loc = tf.Variable(0.5)
+            log_scale = tf.Variable(0.0)
+            dist = tfp.distributions.Normal(loc=loc, scale=tf.exp(log_scale))
+
+            def neg_log_likelihood(data):
+                with tf.GradientTape() as tape:
+                    loss = -tf.reduce_sum(dist.log_prob(data))
+                return tape.gradient(loss, [loc, log_scale])
+
+            g_loc, g_log_scale = neg_log_likelihood(tf.constant([0.0, 1.0]))
+        """, 6, "a module-level distribution whose scale tf.exp computed at import, read by a function's tape",
+            proof=Proof(check="assert g_loc is not None and g_log_scale is None")),
+        valid("""
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            loc = tf.Variable(0.5)
+            log_scale = tf.Variable(0.0)
+            dist = tfp.distributions.Normal(loc=loc, scale=tfp.util.DeferredTensor(log_scale, tf.exp))
+
+            def neg_log_likelihood(data):
+                with tf.GradientTape() as tape:
+                    loss = -tf.reduce_sum(dist.log_prob(data))
+                return tape.gradient(loss, [loc, log_scale])
+
+            g_loc, g_log_scale = neg_log_likelihood(tf.constant([0.0, 1.0]))
+        """, "the same distribution given a DeferredTensor: tf.exp runs when log_prob reads the scale",
+            proof=Proof(check="assert g_loc is not None and g_log_scale is not None")),
+        valid("""
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            loc = tf.Variable(0.5)
+            scale = tfp.util.TransformedVariable(1.0, tfp.bijectors.Exp())
+            dist = tfp.distributions.Normal(loc=loc, scale=scale)
+
+            def neg_log_likelihood(data):
+                with tf.GradientTape() as tape:
+                    loss = -tf.reduce_sum(dist.log_prob(data))
+                return tape.gradient(loss, [loc, *scale.trainable_variables])
+
+            g_loc, g_log_scale = neg_log_likelihood(tf.constant([0.0, 1.0]))
+        """, "a TransformedVariable scale: its variable is read through the bijector inside the tape",
+            proof=Proof(check="assert g_loc is not None and g_log_scale is not None")),
+        valid("""
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            loc = tf.Variable(0.5)
+            log_scale = tf.Variable(0.0)
+
+            def neg_log_likelihood(data):
+                with tf.GradientTape() as tape:
+                    dist = tfp.distributions.Normal(loc=loc, scale=tf.exp(log_scale))
+                    loss = -tf.reduce_sum(dist.log_prob(data))
+                return tape.gradient(loss, [loc, log_scale])
+
+            g_loc, g_log_scale = neg_log_likelihood(tf.constant([0.0, 1.0]))
+        """, "the distribution built inside the tape",
+            proof=Proof(check="assert g_loc is not None and g_log_scale is not None")),
         invalid("""
             import tensorflow as tf
 
@@ -319,6 +386,10 @@ class ForwardBeforeTape(Rule):
             if not pre:
                 pre = [d for d in slice_ if d.position < threshold
                        and _reads_through_function(ctx, lookup, d, name, call)]
+            from_module = False
+            if not pre and not after_watch:
+                pre = _global_objects(ctx, lookup, call, slice_, name)
+                from_module = bool(pre)
             if not pre:
                 continue
             if _used_later(ctx, call, slice_, name, threshold, lookup):
@@ -331,6 +402,12 @@ class ForwardBeforeTape(Rule):
                 if where_watch:
                     when = f"before `{call.name}.watch({name})` on {ctx.where(where_watch[0].node)}"
                 fix = f"Call `{call.name}.watch({name})` before this line."
+            elif from_module:
+                when = (f"once, when the module ran that line, before the tape `{call.name}` on "
+                        f"{ctx.where(entry.node)} recorded anything")
+                fix = (f"Build `{first.name}` inside the `with` block, or hand it a tensor that is computed "
+                       f"when it is used (`tfp.util.DeferredTensor({name}, {_transform_of(lookup, first, name)})`, "
+                       "a `tfp.util.TransformedVariable`).")
             else:
                 when = f"before the tape `{call.name}` opened on {ctx.where(entry.node)}"
                 fix = "Move this computation into the `with` block."
@@ -535,3 +612,58 @@ def _binds(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
             return True
     return False
+
+
+def _global_objects(ctx: Context, lookup, call: GradCall, slice_: list[Def], name: str) -> list[Def]:
+    """A function's tape reads a module-level object (a TFP distribution, a bijector, ...) that
+    the module built once from a tensor it computed from the module-level source `name`:
+    `joint = tfd.Normal(loc, scale=tf.exp(logscale))` at import, `joint.log_prob(x)` in the
+    tape. The module ran that line before any call of the function could read `joint`, so
+    `tf.exp` ran before the tape: its definition, when both names have one definition in the
+    file and no function rebinds them (`global`)."""
+    scope = call.flow.scope
+    outer = scope.parent
+    while outer is not None and outer.kind == "class":
+        outer = outer.parent
+    if scope.kind != "function" or outer is None or outer.kind != "module" or _is_local(call, name):
+        return []
+    facts = ctx.facts
+    module_flow = flow_of(facts, facts.module)
+    if any(name in s.globals for s in facts.scopes):
+        return []
+    sources = module_flow.definitions(name)
+    if len(sources) != 1 or sources[0].kind != "assign":
+        return []
+    read: list[str] = []
+    expressions = [d.value for d in slice_ if d.value is not None]
+    if call.target is not None:
+        expressions.append(call.target)
+    for expr in expressions:
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id != name \
+                    and node.id not in read and not call.flow.definitions(node.id):
+                read.append(node.id)
+    found: list[Def] = []
+    for global_name in read:
+        if any(global_name in s.globals for s in facts.scopes):
+            continue
+        defs = module_flow.definitions(global_name)
+        if len(defs) != 1:
+            continue
+        d = defs[0]
+        if d.kind != "assign" or d.value is None or not mentions(d.value, name) \
+                or d.position < sources[0].position:
+            continue
+        if _deferred(lookup, d) and not _deferred(lookup, d, name):
+            found.append(d)
+    return found
+
+
+def _transform_of(lookup, d: Def, name: str) -> str:
+    """How the definition computes its tensor from `name`: `tf.exp` for `scale=tf.exp(name)`."""
+    for node in ast.walk(d.value):
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+                and dotted(node.args[0]) == name and dotted(node.func) is not None \
+                and lookup.value(node, lookup.scope_at(node)).kind not in _DEFERRED_KINDS:
+            return dotted(node.func)
+    return "fn"
