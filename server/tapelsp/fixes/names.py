@@ -83,14 +83,15 @@ class _Without(AbstractSet[str]):
 
 # Names taken in the file outside the tree a fix is built on: an incremental analysis parses
 # only some of a file's statements (see tapelsp.incremental), and sets the words of the others.
-_RESERVED: contextvars.ContextVar[AbstractSet[str]] = contextvars.ContextVar("tapelsp_reserved_names",
-                                                                             default=frozenset())
+_RESERVED: contextvars.ContextVar[tuple[AbstractSet[str], AbstractSet[str]]] = contextvars.ContextVar(
+    "tapelsp_reserved_names", default=(frozenset(), frozenset()))
 
 
 @contextlib.contextmanager
-def reserved_names(names: AbstractSet[str]) -> Iterator[None]:
-    """Within this block, `identifiers` and `attribute_names` also count `names` as taken."""
-    token = _RESERVED.set(names)
+def reserved_names(names: AbstractSet[str], attributes: AbstractSet[str] | None = None) -> Iterator[None]:
+    """Within this block, `identifiers` also counts `names` as taken, and `attribute_names`
+    counts `attributes` (`names` when not given)."""
+    token = _RESERVED.set((names, names if attributes is None else attributes))
     try:
         yield
     finally:
@@ -121,7 +122,7 @@ def identifiers(tree: ast.AST, skip: ast.AST | None = None) -> AbstractSet[str]:
     Counted once per tree (a file's fixes each ask): leaving out `skip` costs the size
     of `skip`, not of the tree."""
     found = _identifiers(tree, skip)
-    reserved = _RESERVED.get()
+    reserved = _RESERVED.get()[0]
     return _Also(found, reserved) if reserved else found
 
 
@@ -139,7 +140,7 @@ def attribute_names(tree: ast.AST) -> AbstractSet[str]:
     """Every `.name` that appears after a dot anywhere in the code (found once per tree), and
     the names `reserved_names` sets."""
     found = _attribute_names(tree)
-    reserved = _RESERVED.get()
+    reserved = _RESERVED.get()[1]
     return _Also(found, reserved) if reserved else found
 
 

@@ -26,10 +26,10 @@ from __future__ import annotations
 import ast
 import bisect
 from dataclasses import dataclass, field, replace
-from typing import AbstractSet, Any, Callable, Iterable, Iterator, Optional
+from typing import AbstractSet, Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from ..engine import FixOffer, check_source, deferred_fixes, kept_parses
-from ..fixes.names import reserved_names
+from ..fixes.names import names_of, reserved_names
 from ..model import Fix, Violation
 from ..settings import Settings, Targets
 from ..suppression import ignores_whole_file
@@ -226,7 +226,7 @@ class IncrementalChecker:
         self.stats = RunStats("partial")
         if affected:
             included = affected | {i for i, c in enumerate(new_chunks) if c.shared}
-            run = self._run(_reduced(text, lines, new_chunks, included), (new_chunks, included))
+            run = self._run(_reduced(text, lines, new_chunks, included), (new_chunks, included), lines)
             if not run.trusted:
                 return self._whole(text, lines, "a finding of the partial analysis is outside its chunks")
             for index in affected:
@@ -238,12 +238,13 @@ class IncrementalChecker:
         self._state = _State(text, lines, new_chunks, found)
         return [f for group in found for f in group]
 
-    def _run(self, text: str, partial: Optional[tuple[list[Chunk], set[int]]]) -> _Run:
+    def _run(self, text: str, partial: Optional[tuple[list[Chunk], set[int]]], lines: Sequence[str] = ()) -> _Run:
         """check_source on `text` (the whole text, or a reduced one for `partial` = (chunks,
-        the indexes included)); findings keyed by chunk index (all under -1 when whole)."""
+        the indexes included) of the file whose `lines` these are); findings keyed by chunk
+        index (all under -1 when whole)."""
         run = _Run()
-        left_out: AbstractSet[str] = frozenset() if partial is None else _LeftOut(*partial)
-        with deferred_fixes() as collected, reserved_names(left_out), kept_parses() as parses:
+        left_out = _LeftOut(lines, *partial) if partial is not None else None
+        with deferred_fixes() as collected, _reserving_left_out(left_out), kept_parses() as parses:
             found = check_source(text, self.path, self.settings, self.targets, line_label=labels.marker,
                                  project=self.project, fixes=True)
         run.parsed = parses[0] if parses else None
@@ -252,7 +253,7 @@ class IncrementalChecker:
             entry = offered.get(_key(violation))
             if entry is not None:
                 run.offers[_key(violation)] = entry if partial is None else \
-                    replace(entry, offer=_reserving(left_out, entry.offer))
+                    replace(entry, offer=_reserving(left_out, entry.offer))  # type: ignore[arg-type]
         if partial is None:
             run.by_chunk[-1] = [Found(v, _key(v) in offered) for v in found]
             run.trusted = not any(v.code.startswith("TL") for v in found)
@@ -307,7 +308,8 @@ class IncrementalChecker:
             if missing:
                 affected = _closure(state.chunks, missing)
                 included = affected | {i for i, c in enumerate(state.chunks) if c.shared}
-                run = self._run(_reduced(state.text, state.lines, state.chunks, included), (state.chunks, included))
+                run = self._run(_reduced(state.text, state.lines, state.chunks, included), (state.chunks, included),
+                                state.lines)
                 if run.trusted:
                     self._offers.update(run.offers)
         out: dict[tuple, FixOffer] = {}
@@ -384,19 +386,49 @@ def _reduced(text: str, lines: list[str], chunks: list[Chunk], included: set[int
     return "".join(line + ending for line, ending in zip(kept, endings))
 
 
-class _LeftOut(AbstractSet[str]):
-    """The words of the chunks a partial analysis leaves out, gathered on first use (only a
-    fix that picks a new name asks)."""
+class _LeftOut:
+    """The names and the attribute names of the chunks a partial analysis leaves out, as a
+    whole analysis would count them (fixes.names: `identifiers`, `attribute_names`), gathered
+    on first use (only a fix that picks a new name asks). A chunk's words would count a local
+    `scale` as an attribute name taken, and a fix would pick `self._scale` where the whole
+    analysis picks `self.scale`."""
 
-    def __init__(self, chunks: list[Chunk], included: set[int]) -> None:
-        self._chunks, self._included = chunks, included
-        self._names: Optional[frozenset[str]] = None
+    def __init__(self, lines: Sequence[str], chunks: list[Chunk], included: set[int]) -> None:
+        self._lines, self._chunks, self._included = lines, chunks, included
+        self._found: Optional[tuple[frozenset[str], frozenset[str]]] = None
+        self.names: AbstractSet[str] = _View(self, 0)
+        self.attributes: AbstractSet[str] = _View(self, 1)
+
+    def found(self) -> tuple[frozenset[str], frozenset[str]]:
+        if self._found is None:
+            names: set[str] = set()
+            attributes: set[str] = set()
+            for index, chunk in enumerate(self._chunks):
+                if index in self._included:
+                    continue
+                try:
+                    tree = ast.parse("\n".join(self._lines[chunk.start:chunk.end]))
+                except (SyntaxError, ValueError):
+                    words = chunk.binds | chunk.uses  # taken as both: a name a fix picks is never one of them
+                    names.update(words)
+                    attributes.update(words)
+                    continue
+                for node in ast.walk(tree):
+                    names.update(names_of(node))
+                    if isinstance(node, ast.Attribute):
+                        attributes.add(node.attr)
+            self._found = (frozenset(names), frozenset(attributes))
+        return self._found
+
+
+class _View(AbstractSet[str]):
+    """One of the two sets of a `_LeftOut`, read when first asked."""
+
+    def __init__(self, left_out: _LeftOut, which: int) -> None:
+        self._left_out, self._which = left_out, which
 
     def _all(self) -> frozenset[str]:
-        if self._names is None:
-            self._names = frozenset().union(*(c.binds | c.uses for i, c in enumerate(self._chunks)
-                                              if i not in self._included))
-        return self._names
+        return self._left_out.found()[self._which]
 
     def __contains__(self, name: object) -> bool:
         return name in self._all()
@@ -411,13 +443,20 @@ class _LeftOut(AbstractSet[str]):
         return True
 
 
-def _reserving(names: AbstractSet[str], offer: Any) -> Any:
-    """A fix builder of a partial analysis that builds with `names` taken."""
+def _reserving_left_out(left_out: Optional[_LeftOut]):
+    """`reserved_names` for what a partial analysis leaves out (nothing for a whole one)."""
+    if left_out is None:
+        return reserved_names(frozenset())
+    return reserved_names(left_out.names, left_out.attributes)
+
+
+def _reserving(left_out: _LeftOut, offer: Any) -> Any:
+    """A fix builder of a partial analysis that builds with the names left out taken."""
     if not callable(offer):
         return offer
 
     def build() -> Any:
-        with reserved_names(names):
+        with _reserving_left_out(left_out):
             return offer()
 
     return build
