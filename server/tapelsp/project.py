@@ -125,6 +125,8 @@ class Project:
         self._by_module: dict[str, list[str]] = {}
         self._importers: dict[tuple[str, str], list[str]] = {}
         self._index_files: dict[str, tuple[tuple[int, int], tuple[frozenset[str], frozenset[str]]]] = {}
+        # (directory, name) -> (when looked, whether <directory>/<name>.py or <directory>/<name>/ exists).
+        self._roots: dict[tuple[str, str], tuple[float, bool]] = {}
 
     def __getstate__(self) -> dict:
         """Picklable for worker processes: the settings travel, the caches and the lock do not."""
@@ -154,6 +156,28 @@ class Project:
         if os.path.isdir(src):
             dirs.append(src)
         return dirs
+
+    def may_import(self, imports: ImportTable, importer: str | None) -> bool:
+        """Could one of a file's imports (an `ImportTable`) read a file of the project? False
+        only when none is relative and no absolute one starts at a name that is a module or
+        package in a directory `module_file` searches: then no question about another module
+        of the project can have an answer, and a rule can skip asking."""
+        if imports.relative:
+            return True
+        dirs = self._search_dirs(importer)
+        now = time.monotonic()
+        for root in imports.roots:
+            if root in _LIBRARIES:
+                continue
+            for base in dirs:
+                key = (base, root)
+                hit = self._roots.get(key)
+                if hit is None or now - hit[0] >= self.index_ttl:
+                    stem = os.path.join(base, root)
+                    hit = self._roots[key] = (now, os.path.isfile(stem + ".py") or os.path.isdir(stem))
+                if hit[1]:
+                    return True
+        return False
 
     def module_file(self, module: str, level: int = 0, importer: str | None = None) -> str | None:
         """The file that `import module` (or `from .module import`) reads, under the root."""

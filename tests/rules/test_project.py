@@ -3,6 +3,7 @@ calls of tf.functions that live in another module of the project."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 import os
 import subprocess
@@ -120,6 +121,38 @@ def test_nothing_outside_the_root(tmp_path: Path) -> None:
     index = Project(str(tmp_path / "root"))
     assert index.module_file("outside", 0, str(tmp_path / "root" / "inner.py")) is None
     assert index.module_file("outside", 2, str(tmp_path / "root" / "inner.py")) is None
+
+
+def imports_of(text: str):
+    from tapelsp.facts.names import ImportTable
+
+    table = ImportTable()
+    for node in ast.walk(ast.parse(src(text))):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            table.add_import(node)
+    return table
+
+
+def test_may_import_says_whether_any_import_can_name_a_project_file(project: Path) -> None:
+    index = Project(str(project))
+    run = str(project / "scripts" / "run.py")
+    assert index.may_import(imports_of("from train.steps import step"), run)
+    assert index.may_import(imports_of("import train"), run)
+    assert index.may_import(imports_of("import helpers"), run), "a module next to the script"
+    assert index.may_import(imports_of("from . import anything"), run), "relative imports are not looked up"
+    assert index.may_import(imports_of("import os\ndef f():\n    import train.steps as s"), run), "imports inside functions count"
+    assert not index.may_import(imports_of("import tensorflow as tf\nimport threading\nfrom absl import flags"), run)
+    assert not index.may_import(imports_of("from keras.src import ops\nimport weakref"), run)
+    assert not index.may_import(imports_of("import helpers"), str(project / "train" / "x.py"))
+
+
+def test_may_import_sees_a_module_created_after_the_ttl(tmp_path: Path) -> None:
+    write(tmp_path, {"run.py": "x = 1\n"})
+    index = Project(str(tmp_path), index_ttl=0.0)
+    table = imports_of("import models")
+    assert not index.may_import(table, str(tmp_path / "run.py"))
+    write(tmp_path, {"models.py": STEPS})
+    assert index.may_import(table, str(tmp_path / "run.py"))
 
 
 # --- answering about tf.functions --------------------------------------------------------
@@ -270,6 +303,11 @@ def test_imported_tf_function_called_with_a_loop_index(project: Path) -> None:
     messages = [v.message for v in tapelsp.check_source(text, str(path), Settings(select=("FUNC009",)), project=index)]
     assert any("train/steps.py line 4" in m for m in messages)
     assert any("reduce_retracing=True` does not help" in m for m in messages)
+    asked = []
+    unreachable = Project(str(project))
+    unreachable.may_import = lambda imports, importer: asked.append(importer) or False  # type: ignore[method-assign]
+    assert func009(text, path, unreachable) == [], "FUNC009 asks the project only when an import can reach it"
+    assert asked == [str(path)]
 
 
 def test_relative_import_and_reexport(project: Path) -> None:

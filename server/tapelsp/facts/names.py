@@ -99,16 +99,21 @@ def dotted(expr: ast.AST) -> str | None:
 class ImportTable:
     """Local names bound by imports (and simple aliases) to qualified names."""
 
-    __slots__ = ("names", "v1_imported", "assumed")
+    __slots__ = ("names", "v1_imported", "assumed", "roots", "relative")
 
     def __init__(self) -> None:
         self.names: dict[str, str] = {}
         self.v1_imported = False  # `import tensorflow.compat.v1 as tf` or similar
         self.assumed: set[str] = set()
+        # The first part of every absolute import's module (`models` of `from models.gan
+        # import G`), and whether any import is relative: which files the imports may read.
+        self.roots: set[str] = set()
+        self.relative = False
 
     def add_import(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
             for alias in node.names:
+                self.roots.add(alias.name.split(".")[0])
                 if alias.asname:
                     self._bind(alias.asname, alias.name)
                 else:
@@ -116,7 +121,9 @@ class ImportTable:
                     self._bind(top, top)
             return
         if node.level or not node.module:
+            self.relative = True
             return
+        self.roots.add(node.module.split(".")[0])
         for alias in node.names:
             if alias.name == "*":
                 continue

@@ -405,10 +405,11 @@ class RetracingPythonScalar(Rule):
         values = values_for(ctx)
         analysis = _Scalars(ctx.facts, state, values)
         local_names = {name for (_, name) in _local_functions(ctx.facts, state)}
-        if not local_names and ctx.project is None:
+        remote = _may_reach_project(ctx)
+        if not local_names and not remote:
             return
         for site in ctx.facts.calls:
-            if not _may_reach_tf_function(site, local_names, ctx):
+            if not _may_reach_tf_function(site, local_names, remote):
                 continue
             if site.scope.traced_by is not None:
                 # Inside another tf.function: the inner one traces only when the outer one does.
@@ -485,8 +486,18 @@ def _arguments(site: CallSite) -> list[ast.expr]:
     return found + [k.value for k in site.node.keywords if k.arg is not None]
 
 
-def _may_reach_tf_function(site: CallSite, local_names: set[str], ctx: Context) -> bool:
-    """A cheap first test: could this call reach a tf.function at all?"""
+def _may_reach_project(ctx: Context) -> bool:
+    """Could a call of this file reach a tf.function of another module of the project? Not when
+    no import of the file can name a project file (the project says), and not without one."""
+    if ctx.project is None:
+        return False
+    may_import = getattr(ctx.project, "may_import", None)
+    return may_import is None or may_import(ctx.facts.imports, ctx.path)
+
+
+def _may_reach_tf_function(site: CallSite, local_names: set[str], remote: bool) -> bool:
+    """A cheap first test: could this call reach a tf.function at all (`remote`: one of
+    another module of the project)?"""
     if not site.node.args and not site.node.keywords:
         return False
     if site.qualname is not None and site.qualname.split(".")[0] in ("tensorflow", "keras", "numpy"):
@@ -495,7 +506,7 @@ def _may_reach_tf_function(site: CallSite, local_names: set[str], ctx: Context) 
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
     if name is None:
         return False
-    return name in local_names or ctx.project is not None
+    return name in local_names or remote
 
 
 def _local_functions(facts: Facts, state: FileState) -> dict[tuple[int, str], TfFunction]:
