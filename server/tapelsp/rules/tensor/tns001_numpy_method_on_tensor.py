@@ -360,6 +360,16 @@ def _may_hold_a_tensor(ctx: Context, expr: ast.expr, owner: ast.AST, depth: int)
         return True
     if not isinstance(expr, ast.Name):
         return False
+    # Asked again for every call on the same name (`ops.reshape(...)`, `ops.mean(...)`): the
+    # bindings of a name in a scope are looked at once.
+    known = ctx.facts.__dict__.setdefault("_tns001_may_hold", {})
+    key = (id(owner), expr.id)
+    if key not in known:
+        known[key] = _name_may_hold_a_tensor(ctx, expr, owner)
+    return known[key]
+
+
+def _name_may_hold_a_tensor(ctx: Context, expr: ast.Name, owner: ast.AST) -> bool:
     calls = 0
     for node in body_nodes(ctx.facts, owner, _BINDINGS):
         if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
