@@ -101,6 +101,16 @@ def _mutated(flow: Flow, name: str) -> bool:
     return any(m == name or m.startswith(name + ".") for m in found)
 
 
+def _store_owner(target: ast.expr) -> str | None:
+    """The object a store into an attribute or item changes: `net.layers` for `net.layers[0].kernel = w`."""
+    owner = target.value  # type: ignore[attr-defined]
+    while isinstance(owner, ast.Subscript):
+        owner = owner.value
+    while dotted(owner) is None and isinstance(owner, (ast.Attribute, ast.Subscript)):
+        owner = owner.value
+    return dotted(owner)
+
+
 def _library_name(qualname: str | None) -> bool:
     return qualname is not None and qualname.split(".")[0] in ("tensorflow", "keras", "numpy", "tensorflow_probability",
                                                                "math", "scipy")
@@ -287,6 +297,11 @@ def _roots(facts: Facts, flow: Flow, expr: ast.expr, at: ast.AST, depth: int) ->
         return None if left is None or right is None else _unique([*left, *right])
     if isinstance(expr, ast.Subscript):
         return _roots(facts, flow, expr.value, at, depth + 1)
+    if isinstance(expr, ast.Call) and not expr.args and not expr.keywords and isinstance(expr.func, ast.Attribute) \
+            and expr.func.attr == "values" and isinstance(expr.func.value, ast.Name):
+        # `list(params.values())`: the values of a dict of variables.
+        found = _roots(facts, flow, expr.func.value, at, depth + 1)
+        return found if found is not None and all(not r.owner for r in found) else None
     if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords:
         qualname = facts.imports.resolve(expr.func)
         if (isinstance(expr.func, ast.Name) and expr.func.id in ("list", "tuple")
@@ -325,7 +340,20 @@ def _roots_from_defs(facts: Facts, flow: Flow, name: str, expr: ast.expr, defs: 
         if isinstance(value, ast.Call):
             qualname = facts.imports.resolve(value.func)
             if qualname == "tensorflow.Variable" or qualname == "tensorflow.constant" \
-                    or qualname == "tensorflow.convert_to_tensor":
+                    or qualname == "tensorflow.convert_to_tensor" or _makes_one_tensor(qualname):
+                out.append(Root(name, False, expr))
+                continue
+        if isinstance(value, ast.BinOp) and not isinstance(value.op, ast.Add) \
+                and not any(isinstance(side, (ast.List, ast.Tuple, ast.ListComp)) for side in (value.left, value.right)):
+            # `images = tf.cast(raw, tf.float32) / 255.0`: arithmetic makes one new tensor.
+            out.append(Root(name, False, expr))
+            continue
+        if isinstance(value, (ast.List, ast.Tuple, ast.Dict)):
+            elements = value.values if isinstance(value, ast.Dict) else value.elts
+            if elements and all(isinstance(e, ast.Call) and _creates_variable(facts.imports.resolve(e.func))
+                                for e in elements):
+                # `params = {"w": tf.Variable(1.0)}`: variables made right in the container, named
+                # nowhere else; reading the container is the only way to them.
                 out.append(Root(name, False, expr))
                 continue
         if isinstance(value, (ast.List, ast.Tuple, ast.BinOp, ast.Attribute, ast.Subscript, ast.Call)):
@@ -342,6 +370,18 @@ def _roots_from_defs(facts: Facts, flow: Flow, name: str, expr: ast.expr, defs: 
             continue
         return None
     return _unique(out)
+
+
+def _makes_one_tensor(qualname: str | None) -> bool:
+    """A library call that returns one new tensor or variable (`tf.range`, `tf.cast`,
+    `tf.compat.v1.get_variable`): as a source it is its name's value alone."""
+    api = library.api(qualname) if _library_name(qualname) else None
+    return api is not None and api.kind in ("tensor", "variable") and "composite" not in api.flags
+
+
+def _creates_variable(qualname: str | None) -> bool:
+    api = library.api(qualname) if _library_name(qualname) else None
+    return api is not None and api.kind == "variable" and api.has("creates")
 
 
 def _unique(roots: list[Root]) -> tuple[Root, ...]:
@@ -767,6 +807,8 @@ class Evaluator:
         if name is not None:
             found = self.root_value(name)
             if found is not None:
+                if found == MAYBE and self._plain_attribute(node):
+                    return DEAD  # `self.temperature`, a number, of the model whose variables are asked for
                 return found
             if self.flow.definitions(name):
                 return self.name(name, node, at)
@@ -777,6 +819,14 @@ class Evaluator:
                 return self.self_attribute(name, node)
         base = self.value(node.value, at)
         return base
+
+    def _plain_attribute(self, node: ast.Attribute) -> bool:
+        """Does the value model know the attribute for certain as plain data (a number, a string,
+        a NumPy array)? Such a value holds no variable."""
+        if self.values is None or self.home is not None:
+            return False
+        value = self.values.value(node, self.flow.scope)
+        return value.certain and value.kind in _PLAIN_KINDS
 
     def self_attribute(self, name: str, node: ast.AST | None = None) -> int:
         """`self.gamma` read as a value: DEAD when every assignment to it in the class is plain
@@ -983,12 +1033,17 @@ class Evaluator:
         if name is None:
             return MAYBE
         root = self.root
+        if self._library_loss(func):
+            # `self.huber(y, pred)`, `self.huber = keras.losses.Huber()`: a loss object of the library
+            # holds no variables, even when it is an attribute of the model whose variables are asked for.
+            return DEAD
         if name == root.name or name.startswith(root.name + ".") or root.name.startswith(name + "."):
             return LIVE
         if _mutated(self.flow, name):
             # `main_network.layers[0].kernel = w0` in this scope: the object holds what the code
-            # stored in it (a hypernetwork's output), whatever it was made from.
-            return MAYBE
+            # stored in it (a hypernetwork's output), whatever it was made from; LIVE when the tape
+            # recorded the store of a live value.
+            return max(MAYBE, self._stored(name, at))
         if self._env_has(name):
             return DEAD
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.params \
@@ -1019,6 +1074,38 @@ class Evaluator:
         if self._class_apart_from_root(func):
             return DEAD
         return MAYBE
+
+    def _stored(self, name: str, at: ast.AST) -> int:
+        """The most live value that recorded code stored, before `at`, into an attribute (or item)
+        of `name` (`main_network.layers[0].kernel = tf.reshape(hyper(x), (3, 1))`)."""
+        result = DEAD
+        where = position(at)
+        for stmt in ast.walk(self.flow.scope.node):
+            if not isinstance(stmt, ast.Assign) or position(stmt) >= where or id(stmt) in self.active:
+                continue
+            if not any(_store_owner(target) in (name,) or (_store_owner(target) or "").startswith(name + ".")
+                       for target in stmt.targets if isinstance(target, (ast.Attribute, ast.Subscript))):
+                continue
+            if not (self.mode == "touch" or self.all_recorded or (
+                    inside(stmt, self.tape.node) and not any(inside(stmt, b) for b in self._paused))):
+                continue
+            self.active.add(id(stmt))
+            try:
+                result = max(result, self.value(stmt.value, stmt))
+            finally:
+                self.active.discard(id(stmt))
+        return result
+
+    def _library_loss(self, func: ast.expr) -> bool:
+        """Is `func` certainly a loss object a library constructor made in this file from plain
+        arguments (`keras.losses.Huber(delta=1.0)`)?"""
+        values = self.values
+        if values is None or self.home is not None or not isinstance(func, ast.Attribute):
+            return False
+        from .values import LOSS, fresh_construction
+
+        called = values.value(func, self._scope_of_flow())
+        return called.kind == LOSS and fresh_construction(values, called)
 
     def _class_apart_from_root(self, func: ast.expr) -> bool:
         """`MetaModel()`: constructing a class of this file whose code never names the root (nor
