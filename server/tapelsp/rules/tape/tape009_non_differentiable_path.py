@@ -7,6 +7,7 @@ from ...versions import VersionRange
 from ...analysis.paths import NONDIFF, cuts_of, gradient_phrase
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 from . import _keras
+from ._parts import part_cuts
 
 _ALTERNATIVES = {
     "argmax": "a soft alternative such as `tf.nn.softmax` weights",
@@ -319,6 +320,213 @@ class NonDifferentiablePath(Rule):
             model.fit(np.eye(3, dtype="float32"), np.ones((3, 1), "float32"), verbose=0)
         """, "argmax of the inputs, before any trainable layer: the layers after it learn",
             proof=Proof(check="assert not np.array_equal(before, model.get_weights()[0])")),
+        invalid("""
+            import tensorflow as tf
+
+            t = tf.range(4, dtype=tf.float32)
+            with tf.GradientTape() as tape:
+                tape.watch(t)
+                total = tf.round(tf.reduce_sum(tf.sin(t)))
+            g = tape.gradient(total, t)
+        """, 6, "a watched tensor made by a TensorFlow op (`tf.range`) is the source: the rounding cuts it",
+            proof=Proof(check="assert g is None")),
+        invalid("""
+            import tensorflow as tf
+
+            params = {"w": tf.Variable(1.0), "b": tf.Variable(0.5)}
+            with tf.GradientTape() as tape:
+                loss = tf.round(params["w"] * 2.0 + params["b"])
+            grads = tape.gradient(loss, list(params.values()))
+        """, 5, "the sources are the variables of a dict: every one of them is read through the rounding",
+            proof=Proof(check="assert all(g is None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+
+            params = {"w": tf.Variable([0.5, -1.0]), "b": tf.Variable(0.5)}
+            with tf.GradientTape() as tape:
+                mask = tf.cast(params["w"] > 0.0, tf.float32)
+                loss = tf.reduce_sum(mask * params["w"]) + params["b"]
+            grads = tape.gradient(loss, list(params.values()))
+        """, "a dict of variables, a comparison used only as a mask of a differentiable value",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow import keras
+
+            class Regressor(keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.out = keras.layers.Dense(1)
+                    self.huber = keras.losses.Huber()
+
+                def call(self, x):
+                    return self.out(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    with tf.GradientTape() as tape:
+                        pred = tf.round(self(x, training=True))
+                        loss = self.huber(y, pred)
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss}
+
+            model = Regressor()
+            model.compile(optimizer="sgd")
+            model.fit(np.ones((4, 3), "float32"), np.ones((4, 1), "float32"), verbose=0)
+        """, 17, "a train_step that rounds the prediction before the model's own loss object: "
+                 "a library loss holds no variables, so the only route is through the rounding",
+            proof=Proof(raises=("ValueError", "No gradients provided for any variable"))),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow import keras
+
+            class Regressor(keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.out = keras.layers.Dense(1)
+                    self.huber = keras.losses.Huber()
+
+                def call(self, x):
+                    return self.out(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    with tf.GradientTape() as tape:
+                        pred = self(x, training=True)
+                        loss = self.huber(y, pred)
+                        rounded = tf.round(pred)
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss, "rounded": tf.reduce_mean(rounded)}
+
+            model = Regressor()
+            model.compile(optimizer="sgd")
+            model.fit(np.ones((4, 3), "float32"), np.ones((4, 1), "float32"), verbose=0)
+            before = model.get_weights()[0].copy()
+            model.fit(np.ones((4, 3), "float32"), np.full((4, 1), 3.0, "float32"), verbose=0)
+        """, "the loss object gets the prediction itself; the rounded value is only reported",
+            proof=Proof(check="assert not np.array_equal(before, model.get_weights()[0])")),
+        invalid("""
+            import tensorflow as tf
+            from tensorflow import keras
+
+            inp = keras.Input((5,))
+            h = keras.layers.Dense(4, activation="relu")(inp)
+            model = keras.Model(inp, [keras.layers.Dense(1)(h), keras.layers.Dense(1)(h)])
+            x = tf.ones((3, 5))
+            with tf.GradientTape() as tape:
+                reg, cls = model(x)
+                loss = tf.round(tf.reduce_mean(reg ** 2)) + tf.reduce_mean(cls ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, 10, "one output of a two-headed model is rounded: its head gets None (the shared layer and "
+                 "the other head still learn)",
+            proof=Proof(check="assert grads[2] is None and grads[3] is None and "
+                              "all(g is not None for g in grads[:2] + grads[4:])")),
+        valid("""
+            import tensorflow as tf
+            from tensorflow import keras
+
+            inp = keras.Input((5,))
+            h = keras.layers.Dense(4, activation="relu")(inp)
+            model = keras.Model(inp, [keras.layers.Dense(1)(h), keras.layers.Dense(1)(h)])
+            x = tf.ones((3, 5))
+            with tf.GradientTape() as tape:
+                reg, cls = model(x)
+                loss = tf.round(tf.reduce_mean(reg ** 2)) + tf.reduce_mean(reg) + tf.reduce_mean(cls ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, "the rounded output is also used as it is: every head gets a gradient",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow import keras
+
+            class AuxClassifier(keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.body = keras.layers.Dense(8, activation="relu")
+                    self.cls = keras.layers.Dense(3)
+                    self.decoder = keras.layers.Dense(4)
+
+                def call(self, x):
+                    return self.cls(self.body(x))
+
+                def train_step(self, data):
+                    x, y = data
+                    with tf.GradientTape() as tape:
+                        h = self.body(x)
+                        ce = tf.round(tf.reduce_mean(
+                            keras.losses.sparse_categorical_crossentropy(y, self.cls(h), from_logits=True)))
+                        loss = ce + tf.reduce_mean((self.decoder(h) - x) ** 2)
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss}
+
+            model = AuxClassifier()
+            x = np.ones((4, 4), "float32")
+            model.decoder(model.body(x))
+            model(x)
+            model.compile(optimizer="sgd")
+            before = model.cls.kernel.numpy().copy()
+            body = model.body.kernel.numpy().copy()
+            model.fit(x, np.array([0, 1, 2, 0]), verbose=0)
+        """, 19, "the classification loss is rounded, the reconstruction loss is not: the classifier "
+                 "head `self.cls` gets None and never learns",
+            proof=Proof(check="assert np.array_equal(before, model.cls.kernel.numpy()) and "
+                              "not np.array_equal(body, model.body.kernel.numpy())")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow import keras
+
+            class AuxClassifier(keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.body = keras.layers.Dense(8, activation="relu")
+                    self.cls = keras.layers.Dense(3)
+                    self.decoder = keras.layers.Dense(4)
+
+                def call(self, x):
+                    return self.cls(self.body(x))
+
+                def train_step(self, data):
+                    x, y = data
+                    with tf.GradientTape() as tape:
+                        h = self.body(x)
+                        logits = self.cls(h)
+                        ce = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True))
+                        hits = tf.round(tf.nn.softmax(logits))
+                        loss = ce + tf.reduce_mean((self.decoder(h) - x) ** 2)
+                    grads = tape.gradient(loss, self.trainable_variables)
+                    self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+                    return {"loss": loss, "hits": tf.reduce_mean(hits)}
+
+            model = AuxClassifier()
+            x = np.ones((4, 4), "float32")
+            model.decoder(model.body(x))
+            model(x)
+            model.compile(optimizer="sgd")
+            before = model.cls.kernel.numpy().copy()
+            model.fit(x, np.array([0, 1, 2, 0]), verbose=0)
+        """, "rounding for a reported value only; both losses reach the classifier head",
+            proof=Proof(check="assert not np.array_equal(before, model.cls.kernel.numpy())")),
+        invalid("""
+            import tensorflow as tf
+            import tf_keras
+
+            main_network = tf_keras.Sequential([tf_keras.Input((3,)), tf_keras.layers.Dense(1, use_bias=False)])
+            hypernetwork = tf_keras.Sequential([tf_keras.Input((3,)), tf_keras.layers.Dense(3)])
+            x = tf.ones((1, 3))
+            with tf.GradientTape() as tape:
+                main_network.layers[0].kernel = tf.reshape(hypernetwork(x), (3, 1))
+                loss = tf.round(tf.reduce_sum(main_network(x)))
+            grads = tape.gradient(loss, hypernetwork.trainable_weights)
+        """, 9, "a hypernetwork sets the other model's kernel inside the tape (tf_keras), then the output is "
+                "rounded: the hypernetwork's variables get None",
+            proof=Proof(check="assert all(g is None for g in grads)")),
     )
 
     @shares_findings
@@ -344,6 +552,23 @@ class NonDifferentiablePath(Rule):
                 f"the sources; otherwise use {alternative}.",
                 related=[ctx.related(result.use.call, f"this {result.use.method} call gets "
                                                       f"{result.none_for()}")],
+            )
+        for found in part_cuts(ctx):
+            node = found.cut.node
+            if id(node) in reported:
+                continue
+            reported.add(id(node))
+            name = ast.unparse(node.func).rsplit(".", 1)[-1] if isinstance(node, ast.Call) else ""
+            what = f"the comparison `{ast.unparse(node)}`" if isinstance(node, ast.Compare) else found.cut.what
+            has = "blocks the gradient" if name == "stop_gradient" else "has no gradient"
+            use = found.result.use
+            ctx.report(
+                node,
+                f"{what} {has}, and every route from the variables of {found.part} to the target goes through "
+                f"it: {use.describe()} on {ctx.where(use.call)} returns None for them (the other variables of "
+                f"`{found.result.root.name}` still get a gradient). Use "
+                f"{_ALTERNATIVES.get(name, 'a differentiable formulation')}.",
+                related=[ctx.related(use.call, f"this {use.method} call gets None for the variables of {found.part}")],
             )
         for finding in _keras.findings(ctx, NONDIFF, reported):
             found = finding.cut
