@@ -25,7 +25,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from .facts.names import ImportTable, dotted as _dotted
+from .facts.names import LIBRARIES as _LIBRARIES, ImportTable, dotted as _dotted
 
 # The other files one check reads, for caches that must know what a result depends on
 # (cli/cache.py): (path, size, mtime_ns) of each, collected while `tracking_reads()` is open.
@@ -54,13 +54,6 @@ TF_FUNCTION = "tensorflow.function"
 FILE_LOOKUP_TTL = 5.0
 # At most this many files of a project are indexed for "who imports this module".
 MAX_INDEXED_FILES = 5000
-# Top-level packages that are never part of a user's project.
-_LIBRARIES = frozenset({
-    "tensorflow", "keras", "tf_keras", "numpy", "tensorflow_probability", "jax", "torch",
-    "scipy", "pandas", "sklearn", "os", "sys", "time", "random", "math", "json", "typing",
-    "collections", "functools", "itertools", "abc", "dataclasses", "re", "pathlib", "logging",
-    "absl", "six", "builtins", "__future__",
-})
 
 
 @dataclass(frozen=True)

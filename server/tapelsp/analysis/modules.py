@@ -19,18 +19,12 @@ from collections import OrderedDict
 from typing import Any
 
 from ..facts.build import build
+from ..facts.names import LIBRARIES
 from ..text import SourceText
 
 MAX_BYTES = 1_000_000
 MAX_READS = 16
 MAX_MODELS = 64
-# Top-level modules that are libraries, never files of the user's project.
-LIBRARIES = frozenset({
-    "tensorflow", "keras", "tf_keras", "numpy", "tensorflow_probability", "jax", "torch", "scipy", "pandas",
-    "sklearn", "os", "sys", "time", "random", "math", "json", "typing", "collections", "functools",
-    "itertools", "abc", "dataclasses", "re", "pathlib", "logging", "absl", "six", "builtins", "__future__",
-    "datetime", "copy", "pickle", "argparse", "warnings", "matplotlib", "gym", "gymnasium",
-})
 
 _models: OrderedDict[str, tuple[tuple[int, int], Any]] = OrderedDict()
 _lock = threading.Lock()

@@ -96,6 +96,16 @@ def dotted(expr: ast.AST) -> str | None:
     return None
 
 
+# Top-level modules that are libraries, never files of the user's project: imports of them are
+# not looked up in the project (the library table covers TensorFlow, Keras and NumPy).
+LIBRARIES = frozenset({
+    "tensorflow", "keras", "tf_keras", "numpy", "tensorflow_probability", "jax", "torch", "scipy", "pandas",
+    "sklearn", "os", "sys", "time", "random", "math", "json", "typing", "collections", "functools",
+    "itertools", "abc", "dataclasses", "re", "pathlib", "logging", "absl", "six", "builtins", "__future__",
+    "datetime", "copy", "pickle", "argparse", "warnings", "matplotlib", "gym", "gymnasium",
+})
+
+
 class ImportTable:
     """Local names bound by imports (and simple aliases) to qualified names."""
 
