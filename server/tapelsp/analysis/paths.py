@@ -227,12 +227,53 @@ def gradient_uses(facts: Facts) -> list[GradientUse]:
                     continue
                 flow = flow_of(facts, _flow_scope(scope))
                 recorded = tape in site.tapes and not _paused_at(tape, site.node)
-                use = GradientUse(site, tape, target, sources, None, flow, recorded)
-                use.roots = _roots(facts, flow, sources, site.node, 0)
-                uses.append(use)
+                for one_target, one_sources in _unrolled(site, target, sources):
+                    use = GradientUse(site, tape, one_target, one_sources, None, flow, recorded)
+                    use.roots = _roots(facts, flow, one_sources, site.node, 0)
+                    uses.append(use)
     uses.sort(key=lambda u: position(u.call))
     facts.__dict__["_tape_gradient_uses"] = uses
     return uses
+
+
+def _unrolled(site: CallSite, target: ast.expr, sources: ast.expr) -> list[tuple[ast.expr, ast.expr]]:
+    """`for name, loss, net in (("policy", pg_loss, self.policy), ("value", v_loss, self.value)):
+    tape.gradient(loss, net.trainable_variables)`: one (target, sources) per element of a literal
+    tuple of tuples the loop unpacks, its names replaced by that element's expressions; else the
+    call's own."""
+    used = {n.id for part in (target, sources) for n in ast.walk(part) if isinstance(n, ast.Name)}
+    for loop in reversed(site.loops):
+        if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Tuple) \
+                or not isinstance(loop.iter, (ast.Tuple, ast.List)) or not loop.iter.elts:
+            continue
+        names = loop.target.elts
+        if not all(isinstance(n, ast.Name) for n in names) or not used & {n.id for n in names}:
+            continue
+        rows = loop.iter.elts
+        if len(rows) > 8 or not all(isinstance(r, (ast.Tuple, ast.List)) and len(r.elts) == len(names)
+                                    and not any(isinstance(e, ast.Starred) for e in r.elts) for r in rows):
+            return [(target, sources)]
+        if any(isinstance(n, ast.Name) and n.id in {m.id for m in names} and isinstance(n.ctx, ast.Store)
+               for stmt in loop.body for n in ast.walk(stmt)):
+            return [(target, sources)]  # a loop variable rebound in the body
+        out = []
+        for row in rows:
+            bound = {n.id: e for n, e in zip(names, row.elts)}  # type: ignore[union-attr]
+            out.append((_substitute(target, bound), _substitute(sources, bound)))
+        return out
+    return [(target, sources)]
+
+
+def _substitute(expr: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:
+    if isinstance(expr, ast.Name) and expr.id in bound:
+        return bound[expr.id]
+    if not any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(expr)):
+        return expr
+    if isinstance(expr, ast.Attribute):
+        return ast.copy_location(ast.Attribute(value=_substitute(expr.value, bound), attr=expr.attr, ctx=expr.ctx), expr)
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return ast.copy_location(type(expr)(elts=[_substitute(e, bound) for e in expr.elts], ctx=expr.ctx), expr)
+    return expr  # anything else is evaluated as written
 
 
 def _flow_scope(scope: Scope) -> Scope:
