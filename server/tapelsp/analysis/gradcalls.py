@@ -652,7 +652,32 @@ def tape_escapes(call: GradCall) -> bool:
     loads = scope.loads.get(call.name, [])
     receivers = sum(len(sites) for (receiver, _m), sites in scope.method_calls.items() if receiver == call.name)
     reentries = sum(1 for t in call.entries if t is not call.binding)
-    return len(loads) > receivers + reentries
+    if len(loads) <= receivers + reentries:
+        return False
+    # The loads that hand it on. One after this call that cannot come back to it without a new
+    # tape being made first (`alive.append(weakref.ref(tape))` at the end of a loop body that
+    # opens the tape) cannot watch anything for this call.
+    known = {id(site.node.func.value) for (receiver, _m), sites in scope.method_calls.items()
+             if receiver == call.name for site in sites
+             if isinstance(site.node, ast.Call) and isinstance(site.node.func, ast.Attribute)}
+    known |= {id(t.item.context_expr) for t in call.entries if t is not call.binding and t.item is not None}
+    handed = [load for load in loads if id(load) not in known]
+    if len(handed) != len(loads) - receivers - reentries:
+        return True  # the loads cannot be told apart
+    return any(not _only_after(call, load) for load in handed)
+
+
+def _only_after(call: GradCall, load: ast.expr) -> bool:
+    """Does `load` come after the call, and every loop around both also around the tape's
+    binding (so that the next time round a new tape is bound before the call runs again)?"""
+    if position(load) < end_position(call.node):
+        return False
+    binding = call.binding.node
+    for node in ast.walk(call.binding.scope.node):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and inside(call.node, node) \
+                and inside(load, node) and not inside(binding, node):
+            return False
+    return True
 
 
 def foreign_target(call: GradCall) -> tuple[Def, Tape] | None:
