@@ -19,6 +19,7 @@ from ...analysis.gradcalls import (
     recorded,
     tape_item_range_node,
 )
+from ...analysis.values import TENSOR, VARIABLE, values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 NO_GRADIENTS = "No gradients provided for any variable"
@@ -286,6 +287,41 @@ class TargetAfterBlock(Rule):
             grads = tape.gradient(pred, model.trainable_variables)
         """, "something computed after the block that is not the target",
             proof=Proof(check="assert all(g is not None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4)])
+            images = tf.ones([2, 3])
+            with tf.GradientTape() as tape:
+                tape.watch(images)
+                logits = model(images)
+            score = logits[:, 1]
+            saliency = tape.gradient(score, images)
+        """, 8, "a tensor indexed after the block: the slice is an op the tape did not record",
+            proof=Proof(check="assert saliency is None"),
+            fixed="""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4)])
+            images = tf.ones([2, 3])
+            with tf.GradientTape() as tape:
+                tape.watch(images)
+                logits = model(images)
+                score = logits[:, 1]
+            saliency = tape.gradient(score, images)
+        """, fixed_proof=Proof(check="assert saliency is not None and saliency.shape == (2, 3)")),
+        valid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4)])
+            images = tf.ones([2, 3])
+            with tf.GradientTape() as tape:
+                tape.watch(images)
+                outputs = [model(images), model(2.0 * images)]
+            score = outputs[0]
+            saliency = tape.gradient(score, images)
+        """, "a Python list indexed after the block: the same tensor, recorded",
+            proof=Proof(check="assert saliency is not None")),
     )
 
     @shares_findings
@@ -294,7 +330,7 @@ class TargetAfterBlock(Rule):
         for call in gradient_calls(ctx.facts):
             if not call.after_entry() or call.target is None or call.asks_zeros:
                 continue
-            found = _outside(call, by_node)
+            found = _outside(call, by_node, values_for(ctx))
             if found is None:
                 continue
             origin, recorded_def = found
@@ -382,17 +418,17 @@ def _holds(outer: ast.stmt, node: ast.AST) -> bool:
     return position(outer) <= position(node) and end_position(node) <= end_position(outer)
 
 
-def _outside(call: GradCall, by_node) -> tuple[Origin, object] | None:
+def _outside(call: GradCall, by_node, values) -> tuple[Origin, object] | None:
     entry = call.entry
     assert entry is not None and call.target is not None
     block_end = end_position(entry.node)
     here = position(call.node)
     found: list[tuple[Origin, object]] = []
-    for origin in origins(call.flow, call.target, call.node):
+    for origin in origins(call.flow, call.target, call.node) + _tensor_slices(call, values):
         if origin.kind != "compute" or origin.expr is None:
             continue
         if origin.d is None:
-            if not _makes_op(origin.expr):
+            if not _makes_op(origin.expr) and not isinstance(origin.expr, ast.Subscript):
                 continue
             source = connected(call.flow, origin.expr, call.node, entry)
             if source is not None or _uses_a_source(origin.expr, call):
@@ -422,6 +458,34 @@ def _outside(call: GradCall, by_node) -> tuple[Origin, object] | None:
         return None
     found.sort(key=lambda pair: position(pair[0].d.stmt if pair[0].d else pair[0].expr))  # type: ignore[union-attr]
     return found[0]
+
+
+def _tensor_slices(call: GradCall, values) -> list[Origin]:
+    """Indexing a tensor (`score = logits[:, k]`) is an op (a strided slice), not an alias of
+    the tensor as indexing a list or a tuple is (which `origins` follows through): the
+    subscripts of tensors the value model knows for certain, on the target's way back through
+    plain names."""
+    out: list[Origin] = []
+    work: list[tuple[ast.expr, ast.AST, object]] = [(call.target, call.node, None)]  # type: ignore[list-item]
+    seen: set[int] = set()
+    while work and len(seen) < 64:
+        expr, at, d = work.pop()
+        if id(expr) in seen:
+            continue
+        seen.add(id(expr))
+        if isinstance(expr, (ast.List, ast.Tuple)):
+            work.extend((e.value if isinstance(e, ast.Starred) else e, at, d) for e in expr.elts)
+        elif isinstance(expr, ast.Name):
+            for definition in call.flow.reaching(expr.id, at):
+                if definition.kind == "assign" and isinstance(definition.value, (ast.Name, ast.Subscript)):
+                    work.append((definition.value, definition.stmt, definition))
+        elif isinstance(expr, ast.Subscript):
+            base = values.value(expr.value, values.scope_at(expr))
+            if base.is_(TENSOR, VARIABLE):
+                out.append(Origin("compute", expr, d, at))  # type: ignore[arg-type]
+            else:
+                work.append((expr.value, at, d))
+    return out
 
 
 def _uses_a_source(expr: ast.expr, call: GradCall) -> bool:

@@ -305,6 +305,104 @@ class ForwardBeforeTape(Rule):
             g = tape.gradient(z, x)
         """, "the watch comes first",
             proof=Proof(check="assert g.numpy().tolist() == [2.0, 4.0]")),
+        invalid("""
+            import tensorflow as tf
+
+            class Agent:
+                def __init__(self):
+                    self.online = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+                    self.huber = tf.keras.losses.Huber()
+
+                def grads(self, states, targets):
+                    q = self.online(states)
+                    with tf.GradientTape() as tape:
+                        loss = self.huber(targets, q)
+                    return tape.gradient(loss, self.online.trainable_variables)
+
+            grads = Agent().grads(tf.ones([4, 3]), tf.zeros([4, 2]))
+        """, 9, "a model held in an attribute; the tape only calls a Keras loss held in another attribute",
+            proof=Proof(check="assert grads and all(g is None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
+            class Scorer(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(2)
+                    self.temperature = 0.5
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def gradients(self, x):
+                    z = self(x, training=True)
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.matmul(z, z, transpose_b=True) / self.temperature)
+                    return tape.gradient(loss, self.trainable_variables)
+
+            grads = Scorer().gradients(tf.ones([4, 3]))
+        """, 13, "the tape reads a number held in an attribute of the model, which runs nothing",
+            proof=Proof(check="assert grads and all(g is None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
+            net = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+
+            def residual(x):
+                return net(x) - 1.0
+
+            x = tf.ones([4, 2])
+            r = residual(x)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(r))
+            grads = tape.gradient(loss, net.trainable_variables)
+        """, 9, "a function of the file that runs the module-level model itself, called before the tape",
+            proof=Proof(check="assert all(g is None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
+            net = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(4, activation="tanh"),
+                                       tf.keras.layers.Dense(1)])
+            xs = tf.ones([5, 1])
+            boundary = tf.reduce_sum(net(tf.constant([[0.0], [1.0]])) ** 2)
+            with tf.GradientTape() as tape:
+                with tf.GradientTape() as inner:
+                    inner.watch(xs)
+                    u = net(xs)
+                du = inner.gradient(u, xs)
+                loss = tf.reduce_mean(du ** 2) + boundary
+            grads = tape.gradient(loss, net.trainable_variables)
+        """, 6, "the model runs in the tape too, but one term of the loss is a forward pass before it: "
+                "that term adds nothing (the output bias, which only it reaches, gets None)",
+            proof=Proof(check="assert grads[0] is not None and grads[-1] is None")),
+        valid("""
+            import tensorflow as tf
+
+            net = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(4, activation="tanh"),
+                                       tf.keras.layers.Dense(1)])
+            xs = tf.ones([5, 1])
+            with tf.GradientTape() as tape:
+                boundary = tf.reduce_sum(net(tf.constant([[0.0], [1.0]])) ** 2)
+                with tf.GradientTape() as inner:
+                    inner.watch(xs)
+                    u = net(xs)
+                du = inner.gradient(u, xs)
+                loss = tf.reduce_mean(du ** 2) + boundary
+            grads = tape.gradient(loss, net.trainable_variables)
+        """, "the boundary term computed in the tape",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+            states = tf.ones([4, 3])
+            next_q = model(states)
+            with tf.GradientTape() as tape:
+                q = model(states)
+                loss = tf.reduce_mean(tf.square(q - (0.5 + 0.9 * next_q)))
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, "a TD target from the same model before the tape, held fixed on purpose: not a term of the loss",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
     )
 
     @shares_findings
@@ -337,6 +435,9 @@ class ForwardBeforeTape(Rule):
             if not pre:
                 continue
             if _used_later(ctx, call, slice_, model, start, lookup):
+                term = _lost_term(call, pre, start)
+                if term is not None:
+                    return self._lost(ctx, call, model, *term)
                 continue
             first = pre[0]
             return first, (
@@ -348,6 +449,19 @@ class ForwardBeforeTape(Rule):
             ), [ctx.related(tape_item_range_node(entry), "the tape opens after the forward pass"),
                 ctx.related(call.node, "the gradient call that gets None")]
         return None
+
+    def _lost(self, ctx: Context, call: GradCall, model: str, pre: Def, use: ast.AST):
+        entry = call.entry
+        assert entry is not None
+        return pre, (
+            f"`{ast.unparse(pre.stmt).splitlines()[0][:80]}` runs on {ctx.where(pre.stmt)}, before the tape "
+            f"`{call.name}` opened on {ctx.where(entry.node)}, and `{pre.name}` is added to the gradient target on "
+            f"{ctx.where(use)}: the tape did not record this forward pass of `{model}`, so to `{call.label()}` on "
+            f"{ctx.where(call.node)} `{pre.name}` is a constant and its term adds nothing to the gradients (a "
+            f"variable of `{model}` that only this term reaches gets None). Move this line into the `with` block."
+        ), [ctx.related(tape_item_range_node(entry), "the tape opens after this forward pass"),
+            # Not the gradient call: it need not return None (OPT001 reads these ranges for that).
+            ctx.related(use, f"`{pre.name}` added to the target")]
 
     # --- variables and watched tensors --------------------------------------------------
 
@@ -419,6 +533,44 @@ class ForwardBeforeTape(Rule):
         return None
 
 
+def _lost_term(call: GradCall, pre: list[Def], start) -> tuple[Def, ast.AST] | None:
+    """The model runs again in the block, but a forward pass before it is a term of the target
+    itself: `loss = residual_loss + bc` (also `loss += bc`, `w * bc`, `-bc`) with `bc` bound
+    only by one of the definitions `pre`. Returns that definition and the statement adding it."""
+    assert call.target is not None
+    pre_ids = {id(d) for d in pre}
+    work: list[tuple[ast.expr, ast.AST, int]] = [(call.target, call.node, 0)]
+    seen: set[int] = set()
+    while work:
+        expr, at, depth = work.pop()
+        if depth > 8 or id(expr) in seen:
+            continue
+        seen.add(id(expr))
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
+            work += [(expr.left, at, depth + 1), (expr.right, at, depth + 1)]
+        elif isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Mult, ast.Div)):
+            for factor, other in ((expr.left, expr.right), (expr.right, expr.left)):
+                if isinstance(other, ast.Constant) and isinstance(other.value, (int, float)) \
+                        and not isinstance(other.value, bool) and other.value != 0:
+                    if factor is expr.left or isinstance(expr.op, ast.Mult):
+                        work.append((factor, at, depth + 1))
+        elif isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+            work.append((expr.operand, at, depth + 1))
+        elif isinstance(expr, ast.Name):
+            defs = call.flow.reaching(expr.id, at)
+            if defs and all(id(d) in pre_ids for d in defs):
+                if at is not call.node:
+                    return defs[0], at
+                continue  # the target itself: the whole loss before the tape, not one term of it
+            for d in defs:
+                if d.position >= start and d.value is not None and d.kind in ("assign", "augassign"):
+                    work.append((d.value, d.stmt, depth + 1))
+                    if d.kind == "augassign" and isinstance(d.stmt, ast.AugAssign) \
+                            and isinstance(d.stmt.op, (ast.Add, ast.Sub)):
+                        work.append((ast.Name(id=d.name, ctx=ast.Load()), d.stmt, depth + 1))
+    return None
+
+
 def _model_refs(call: GradCall, expr: ast.expr, at: ast.AST, depth: int) -> list[str]:
     """`model` for `model.trainable_variables` (also through a name bound to it, `+`, lists)."""
     if depth > 6:
@@ -485,16 +637,31 @@ def _holds_as_is(values, call: ast.Call, name: str, depth: int) -> bool:
 
 def _runs_through_helper(values, call: GradCall, d: Def, model: str) -> bool:
     """`logits = predict_batch(model, images)`: a function (of this file or of the project) that
-    is given the model and runs it."""
+    is given the model and runs it; or `r = residual(x, t)`, a function of this file that runs
+    the module-level model it reads itself."""
     value = d.value
-    if not isinstance(value, ast.Call) or not any(dotted(a) == model for a in (*value.args,
-                                                                                 *(k.value for k in value.keywords))):
+    if not isinstance(value, ast.Call):
+        return False
+    given = any(dotted(a) == model for a in (*value.args, *(k.value for k in value.keywords)))
+    if not given and not _module_function_reads(values.facts, call, value, model):
         return False
     from ...analysis.paths import LIVE, Evaluator, Root
 
     evaluator = Evaluator(values.facts, call.flow, call.entry, Root(model, True, value), "touch", values=values)
     return evaluator.call_user(value, [*value.args, *(k.value for k in value.keywords)], d.stmt) == LIVE and \
         not evaluator.maybe_cuts
+
+
+def _module_function_reads(facts, call: GradCall, value: ast.Call, model: str) -> bool:
+    """`value` calls, by its plain name, the one module-level function of that name, which
+    reads the global `model` (a plain name that neither the gradient call's scope nor that
+    function binds)."""
+    if "." in model or _is_local(call, model) or not isinstance(value.func, ast.Name):
+        return False
+    found = [fn for fn, scope in facts.function_scopes.items()
+             if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name == value.func.id
+             and scope.parent is not None and scope.parent.kind == "module"]
+    return len(found) == 1 and model in facts.function_scopes[found[0]].loads and not _binds(found[0], model)
 
 
 def _calls(value: ast.expr | None, model: str) -> bool:
@@ -529,7 +696,7 @@ def _used_later(ctx: Context, call: GradCall, slice_: list[Def], name: str, thre
         if _mentions_model(lookup, value, name, call.flow.scope) or may_reach(lookup, value, head, local,
                                                                                call.flow.scope):
             return True
-        if "." in name and _calls_method_of(value, head):
+        if "." in name and _calls_method_of(lookup, value, head, call.flow.scope):
             return True  # `self.compute_loss(...)` may call `self.actor` itself
     return False
 
@@ -542,9 +709,10 @@ def _mentions_model(lookup, value: ast.AST, name: str, scope) -> bool:
         return mentions(value, name)
     library_reads: set[int] = set()
     for node in ast.walk(value):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name \
-                and _library_object(lookup.value(node, scope)):
-            library_reads.add(id(node.value))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
+            held = lookup.value(node, scope)
+            if _library_object(held) or (held.certain and held.kind in _PLAIN_KINDS):
+                library_reads.add(id(node.value))
     return any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
                and id(node) not in library_reads for node in ast.walk(value))
 
@@ -556,6 +724,11 @@ def _library_object(value) -> bool:
 
 _LIBRARY_OBJECT_KINDS = frozenset({"loss", "metric"})
 
+# What reading an attribute of the model can give that runs nothing (`self.temperature`, a
+# number set in `__init__`): not a forward pass. A tensor or variable attribute is not one of
+# these (the gradient for that variable would not be None).
+_PLAIN_KINDS = frozenset({"number", "str", "none", "shape", "dtype"})
+
 
 _MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "write",
                        "assign", "assign_add", "assign_sub", "scatter_update", "put"})
@@ -565,11 +738,15 @@ def _mutated_names(call: GradCall) -> set[str]:
     return {receiver for (receiver, method) in call.flow.scope.method_calls if method in _MUTATORS}
 
 
-def _calls_method_of(value: ast.AST, head: str) -> bool:
+def _calls_method_of(lookup, value: ast.AST, head: str, scope) -> bool:
+    """Does `value` call something reached through `head` (`self.compute_loss(...)`) that is not
+    an object the value model knows a library constructor made (`self.huber(y, q)`, a Keras
+    loss: the loss runs, not another attribute of `self`)?"""
     for node in ast.walk(value):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             chain = dotted(node.func)
-            if chain is not None and chain.startswith(head + "."):
+            if chain is not None and chain.startswith(head + ".") \
+                    and not _library_object(lookup.value(node.func, scope)):
                 return True
     return False
 

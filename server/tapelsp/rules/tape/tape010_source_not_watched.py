@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 
 from ...facts.dataflow import inside
+from ...facts.names import dotted
 from ...model import Applicability, Severity
 from ...versions import VersionRange
 from ._fixes import first_after_watches, unfixed
@@ -368,6 +369,97 @@ class SourceNotWatched(Rule):
             g = tape.gradient(y, x)
         """, "the tape handed to a helper that watches",
             proof=Proof(check="assert float(g) == 6.0")),
+        invalid("""
+            import weakref
+            import tensorflow as tf
+
+            w = tf.constant(2.0)
+            alive = []
+            for step in range(2):
+                with tf.GradientTape() as tape:
+                    y = w * w
+                dy = tape.gradient(y, w)
+                alive.append(weakref.ref(tape))
+        """, 10, "the tape handed on only after the gradient call, and the loop opens a new tape each time round",
+            proof=Proof(check="assert dy is None"),
+            fixed="""
+            import weakref
+            import tensorflow as tf
+
+            w = tf.constant(2.0)
+            alive = []
+            for step in range(2):
+                with tf.GradientTape() as tape:
+                    tape.watch(w)
+                    y = w * w
+                dy = tape.gradient(y, w)
+                alive.append(weakref.ref(tape))
+        """, fixed_proof=Proof(check="assert float(dy) == 4.0")),
+        invalid("""
+            import tensorflow as tf
+
+            class Linear:
+                def __init__(self):
+                    self.w = tf.constant([[2.0]])
+
+                def predict(self, x):
+                    return x @ self.w
+
+            model = Linear()
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(model.predict(tf.ones((3, 1))))
+            g = tape.gradient(loss, model.w)
+        """, 13, "an attribute made a plain tensor (no fix offered: a watch or a variable are both possible)",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import tensorflow as tf
+
+            class Linear:
+                def __init__(self):
+                    self.w = tf.constant([[2.0]])
+
+                def predict(self, x):
+                    return x @ self.w
+
+            model = Linear()
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(model.predict(tf.ones((3, 1))))
+            g = tape.gradient(loss, model.w)
+        """),
+        valid("""
+            import tensorflow as tf
+
+            class Linear:
+                def __init__(self):
+                    self.w = tf.Variable([[2.0]])
+
+                def predict(self, x):
+                    return x @ self.w
+
+            model = Linear()
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(model.predict(tf.ones((3, 1))))
+            g = tape.gradient(loss, model.w)
+        """, "an attribute that is a variable",
+            proof=Proof(check="assert g is not None")),
+        valid("""
+            import tensorflow as tf
+
+            class Probe:
+                def __init__(self, net):
+                    self.net = net
+                    self.features = None
+
+                def run(self, x):
+                    self.features = self.net(x)
+                    return tf.reduce_sum(self.features)
+
+            probe = Probe(tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(2)]))
+            with tf.GradientTape() as tape:
+                out = probe.run(tf.ones([3, 2]))
+            g = tape.gradient(out, probe.features)
+        """, "an attribute a method sets while the tape records, from the model's variables",
+            proof=Proof(check="assert g is not None")),
     )
 
     @shares_findings
@@ -389,6 +481,18 @@ class SourceNotWatched(Rule):
                 elif _variable_list(element) and watch_all is False and not watch_calls(call) \
                         and not tape_escapes(call):
                     self._report(ctx, call, element, None, "unwatched-list")
+                elif isinstance(element, ast.Attribute) and dotted(element) is not None:
+                    # `model.w`, `self.w`: an attribute that the value model knows holds, every way
+                    # it is set, a tensor made from plain data (`self.w = tf.constant(...)`). One
+                    # computed from other tensors may be set while the tape records, by a method
+                    # the block calls (`self.features = ...` in `call`): its gradient exists.
+                    value = values.value(element, call.site.scope)
+                    if not value.is_(TENSOR) or not value.data or is_integer_dtype(value.dtype):
+                        continue
+                    problem = _problem(value, watch_all, call, dotted(element), values)
+                    if problem != "constant" or watch_position(ctx.facts, call, dotted(element)) is not False:
+                        continue
+                    self._report(ctx, call, element, value, problem)
 
     def _report(self, ctx: Context, call: GradCall, element: ast.expr, value: Value | None, problem: str) -> None:
         text = ast.unparse(element)
