@@ -799,7 +799,8 @@ class ValueModel:
                 symbolic = self._layer_call_symbolic(node, scope)
                 # A model with several outputs gives them as a structure: what unpacking it gives is
                 # one output, a tensor or itself a structure (a dict of tensors).
-                output = Value(TENSOR, False, symbolic=symbolic) if kind == MODEL else None
+                output = Value(TENSOR, func.item is not None and func.item.is_(TENSOR), symbolic=symbolic) \
+                    if kind == MODEL else None
                 return Value(TENSOR, True, symbolic=symbolic, origin=node, item=output)
             return UNKNOWN_VALUE
         if kind == LOSS:
@@ -1036,6 +1037,14 @@ class ValueModel:
             return _certain(kind, origin=node, item=element)
         if kind == NUMBER:
             return _certain(NUMBER, dtype=dtype or (api.dtype[0] if api.dtype else None), origin=node)
+        if kind == MODEL and api.name in ("keras.Model", "keras.models.Model") and call is not None:
+            # A functional model: its `item` is one of the outputs calling it gives, certainly a
+            # tensor when `outputs` is one tensor or a list/tuple of tensors written out.
+            outputs = _argument_for(call, ["inputs", "outputs"], "outputs", set())
+            given = self.value(outputs, scope) if isinstance(outputs, ast.expr) else UNKNOWN_VALUE
+            tensors = given.is_(TENSOR) or (given.is_(LIST, TUPLE) and bool(given.items)
+                                            and all(v.is_(TENSOR) for v in given.items))
+            return _certain(kind, ref=api.name, origin=node, item=_certain(TENSOR) if tensors else None)
         if kind in (MODEL, LAYER, OPTIMIZER, LOSS, METRIC, MODULE, DISTRIBUTION, BIJECTOR, TFP_VARIABLE):
             return _certain(kind, ref=api.name, origin=node)
         if kind == DATASET:
