@@ -465,6 +465,10 @@ class Evaluator:
         self.read_previous = False  # did this round read `previous` (a definition on a cycle)?
         self.active: set[int] = set()
         self.cuts: dict[int, Cut] = {}
+        # Each cut met, in order, and met again when a memoised definition that holds it is read
+        # again: which cuts lie under an operand even when another operand met them first.
+        self.touched: list[int] = []
+        self.def_cuts: dict[int, tuple[int, ...]] = {}
         self.maybe_cuts = 0  # cuts whose input was only MAYBE
         self.env: list[dict[str, int]] = []
         self._paused = _stop_recording_blocks(tape, facts)
@@ -485,6 +489,8 @@ class Evaluator:
         for _ in range(4):
             self.memo.clear()
             self.cuts.clear()
+            self.touched.clear()
+            self.def_cuts.clear()
             self.maybe_cuts = 0
             self.calls_seen.clear()
             self.lost_terms.clear()
@@ -686,16 +692,19 @@ class Evaluator:
     def define(self, d: Def, name: str) -> int:
         key = id(d)
         if key in self.memo:
+            self.touched.extend(self.def_cuts.get(key, ()))
             return self.memo[key]
         if key in self.active:
             self.read_previous = True
             return self.previous.get(key, DEAD)
         self.active.add(key)
+        start = len(self.touched)
         try:
             result = self._define(d, name)
         finally:
             self.active.discard(key)
         self.memo[key] = result
+        self.def_cuts[key] = tuple(dict.fromkeys(self.touched[start:]))
         return result
 
     def _define(self, d: Def, name: str) -> int:
@@ -792,16 +801,18 @@ class Evaluator:
 
     def _BinOp(self, node, at):
         if isinstance(node.op, (ast.Add, ast.Sub)):
-            before = len(self.cuts)
+            # The cuts under each operand, also those the other operand met first (`adv` read by
+            # both `actor_loss` and `critic_loss`): a summand that is constant loses them all.
+            before = len(self.touched)
             left = self.value(node.left, at)
-            middle = len(self.cuts)
+            middle = len(self.touched)
             right = self.value(node.right, at)
-            keys = list(self.cuts)
-            for status, other, added in ((left, right, keys[before:middle]), (right, left, keys[middle:])):
+            touched = self.touched
+            for status, other, added in ((left, right, touched[before:middle]), (right, left, touched[middle:])):
                 if status == DEAD and other == LIVE and self.additive:
-                    for key in added:
-                        cut = self.cuts[key]
-                        if cut.kind == NUMPY:
+                    for key in dict.fromkeys(added):
+                        cut = self.cuts.get(key)
+                        if cut is not None and cut.kind == NUMPY:
                             self.lost_terms.setdefault(key, cut)
             return max(left, right)
         result = self.join((node.left, node.right), at)
@@ -938,6 +949,7 @@ class Evaluator:
     def cut(self, kind: str, node: ast.AST, what: str, value: ast.AST | None, status: int) -> None:
         if status == LIVE:
             self.cuts.setdefault(id(node), Cut(kind, node, what, value))
+            self.touched.append(id(node))
         elif status == MAYBE:
             self.maybe_cuts += 1
 
@@ -1361,6 +1373,7 @@ class Evaluator:
             self.maybe_cuts += sub.maybe_cuts
             for key, found in sub.cuts.items():
                 self.cuts.setdefault(key, self._here(found, node, home) if elsewhere else found)
+                self.touched.append(key)
             for key, found in sub.lost_terms.items():
                 self.lost_terms.setdefault(key, self._here(found, node, home) if elsewhere else found)
             if not elsewhere:
