@@ -343,6 +343,72 @@ class ValueLeavesTensorFlow(Rule):
             g = tape.gradient(loss, w)
         """, "a NumPy-computed weight treated as a constant: the gradient still flows through `pred`",
             proof=Proof(check="assert g is not None")),
+        invalid("""
+            import tensorflow as tf
+
+            head = tf.keras.layers.Dense(1)
+            steps = tf.range(4, dtype=tf.float32)
+            with tf.GradientTape() as tape:
+                tape.watch(steps)
+                forecast = head(steps[:, None]).numpy()
+            dfdt = tape.gradient(forecast, steps)
+        """, 7, "the target itself made a NumPy array: `tape.gradient` raises before looking at any path",
+            proof=Proof(raises=("AttributeError", "object has no attribute '_id'")),
+            fixed="""
+            import tensorflow as tf
+
+            head = tf.keras.layers.Dense(1)
+            steps = tf.range(4, dtype=tf.float32)
+            with tf.GradientTape() as tape:
+                tape.watch(steps)
+                forecast = head(steps[:, None])
+            dfdt = tape.gradient(forecast, steps)
+        """, fixed_proof=Proof(check="assert dfdt is not None and dfdt.shape == (4,)")),
+        unfixed(invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            policy = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+            value = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            obs = tf.ones((4, 3))
+            with tf.GradientTape(persistent=True) as tape:
+                pg_loss = -np.mean(tf.nn.log_softmax(policy(obs))[:, 0])
+                v_loss = tf.reduce_mean(value(obs) ** 2)
+            for name, loss, net in (("policy", pg_loss, policy), ("value", v_loss, value)):
+                grads = tape.gradient(loss, net.trainable_variables)
+        """, 8, "a NumPy scalar among the targets a loop over a literal tuple gives the gradient call (no fix: "
+                "the tuple reads the value too, where NumPy may be meant)",
+            proof=Proof(raises=("AttributeError", "object has no attribute '_id'")))),
+        unfixed(invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            inp = tf.keras.Input((4,))
+            net = tf.keras.Model(inp, [tf.keras.layers.Dense(2)(inp), tf.keras.layers.Dense(1)(inp)])
+            s, a, returns = tf.ones((8, 4)), tf.zeros(8, tf.int32), tf.ones(8)
+            with tf.GradientTape() as tape:
+                logits, values = net(s)
+                values = np.asarray(tf.squeeze(values, 1))
+                adv = returns - values
+                logp = tf.reduce_sum(tf.nn.log_softmax(logits) * tf.one_hot(a, 2), axis=1)
+                actor_loss = -tf.reduce_mean(logp * tf.stop_gradient(adv))
+                critic_loss = 0.5 * tf.reduce_mean(adv ** 2)
+                total = actor_loss + critic_loss
+            grads = tape.gradient(total, net.trainable_variables)
+        """, 9, "the critic's term made constant: the actor's term reads the same NumPy value (no fix: "
+                "`np.asarray` has no TensorFlow twin taking the same arguments)",
+            proof=Proof(check="assert sum(g is None for g in grads) == 2 and grads[0] is not None"))),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            w = tf.Variable([1.0, 2.0])
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(w ** 2)
+                logged = np.asarray(loss)
+            g = tape.gradient(loss, w)
+        """, "a NumPy copy of the loss for logging, the tensor itself differentiated",
+            proof=Proof(check="assert g.numpy().tolist() == [2.0, 4.0] and float(logged) == 5.0")),
         valid("""
             import numpy as np
             import tensorflow as tf
@@ -360,11 +426,16 @@ class ValueLeavesTensorFlow(Rule):
 
     @shares_findings
     def check(self, ctx: Context) -> None:
+        # A target that is itself a NumPy value or a Python number: the gradient call raises
+        # (or, for `jacobian` of an array, returns None) whatever the path from the sources.
+        crashed = _report_numpy_targets(ctx)
         # One finding per line (`np.exp(s) / np.sum(np.exp(s))` is one mistake), whose fix
         # converts every NumPy call of the line that cuts the path.
         by_line: dict[int, list] = {}
         for result, found in cuts_of(ctx, NUMPY):
-            by_line.setdefault(getattr(found.node, "lineno", 0), []).append((result, found))
+            line = getattr(found.node, "lineno", 0)
+            if line not in crashed:
+                by_line.setdefault(line, []).append((result, found))
         for pairs in by_line.values():
             result, found = pairs[0]
             others = [cut for _result, cut in pairs[1:]]
@@ -391,6 +462,171 @@ class ValueLeavesTensorFlow(Rule):
                                       f"this {result.use.method} call gets {result.none_for()}")],
                 fix=_offer(ctx, found, others) if found.remote is None else None,
             )
+
+
+# What TensorFlow 2.21 does with a target of each kind, per gradient method: the error it raises,
+# or None when the call returns None.
+_TARGET_ERRORS = {
+    ("gradient", "numpy"): "AttributeError: a NumPy array or scalar has no attribute '_id'",
+    ("gradient", "number"): "AttributeError: '{type}' object has no attribute 'dtype'",
+    ("jacobian", "numpy"): None,
+    ("jacobian", "number"): "AttributeError: '{type}' object has no attribute 'shape'",
+    ("batch_jacobian", "numpy"): "AttributeError: 'tuple' object has no attribute 'rank'",
+    ("batch_jacobian", "number"): "AttributeError: '{type}' object has no attribute 'shape'",
+}
+
+
+def _report_numpy_targets(ctx: Context) -> set[int]:
+    """`tape.gradient(loss, ...)` where `loss` is certainly a NumPy value (or a Python number)
+    made from a tensor by a conversion (`.numpy()`, `np.asarray(t)`, `np.mean(t)`, `float(t)`):
+    the target must be a tensor, so TensorFlow raises AttributeError (`jacobian` of an array
+    returns None). Reported on the conversion; the lines reported."""
+    from ...analysis.paths import Cut, gradient_uses
+    from ...analysis.values import values_for
+
+    facts = ctx.facts
+    reported: set[int] = set()
+    uses = gradient_uses(facts)
+    if not uses or facts.calls_to("tensorflow.experimental.numpy.experimental_enable_numpy_behavior"):
+        return reported
+    values = values_for(ctx)
+    for use in uses:
+        for target, scope in _target_candidates(values, use):
+            found = _conversion(ctx, values, target, scope, 0)
+            if found is None:
+                continue
+            node, what, subject, kind = found
+            line = getattr(node, "lineno", 0)
+            if line in reported:
+                continue
+            error = _TARGET_ERRORS[(use.method, "numpy" if kind in ("ndarray", "np_scalar") else "number")]
+            result = values.value(node, scope)
+            python = "int" if result.dtype == "int" else "float"
+            outcome = (f"it raises {error.format(type=python)}" if error is not None
+                       else f"it returns None for {ast.unparse(use.sources)}")
+            text = ast.unparse(subject)
+            if len(text) > 50:
+                text = text[:47] + "..."
+            made = "a NumPy value" if kind in ("ndarray", "np_scalar") else "a Python number"
+            cut = Cut(NUMPY, node, what, subject)
+            ctx.report(
+                node,
+                f"{what} turns the tensor `{text}` into {made}, and that is the target of "
+                f"{use.describe()} on {ctx.where(use.call)}: `{use.method}` needs a tensor target, so "
+                f"{outcome}. {_advice(cut)}",
+                related=[ctx.related(use.call, f"this {use.method} call is given {made}")],
+                # Through a loop's tuple the value is read there too, where NumPy may be meant.
+                fix=_offer(ctx, cut) if target is use.target else None,
+            )
+            reported.add(line)
+    return reported
+
+
+def _target_candidates(values, use):
+    """The expressions the target certainly is, each at one run of the gradient call: the target
+    itself, or for a loop variable over a literal tuple of tuples (`for name, loss, net in
+    (("policy", pg_loss, policy), ...)`) the element of each entry, when nothing in the loop's
+    body skips the call."""
+    target, scope = use.target, use.site.scope
+    if not isinstance(target, ast.Name):
+        return [(target, scope)]
+    defs, owner = values.definitions(target.id, scope, use.call)
+    if len(defs) != 1 or defs[0].kind != "for" or owner is not scope:
+        return [(target, scope)]
+    loop = defs[0].stmt
+    entries = loop.iter
+    if not isinstance(entries, (ast.Tuple, ast.List)) or not entries.elts:
+        return []
+    index = _position_in(loop.target, target.id)
+    if index is None:
+        return []
+    statement = next((stmt for stmt in loop.body if inside(use.call, stmt)), None)
+    if statement is None:
+        return []
+    before = loop.body[:loop.body.index(statement)]
+    if any(isinstance(n, (ast.Break, ast.Continue, ast.Return, ast.Raise)) for stmt in before for n in ast.walk(stmt)) \
+            or not isinstance(statement, (ast.Assign, ast.Expr, ast.AnnAssign)):
+        return []
+    out = []
+    for entry in entries.elts:
+        if index == -1:
+            out.append((entry, scope))
+        elif isinstance(entry, (ast.Tuple, ast.List)) and len(entry.elts) > index \
+                and not any(isinstance(e, ast.Starred) for e in entry.elts):
+            out.append((entry.elts[index], scope))
+    return out
+
+
+def _position_in(target: ast.expr, name: str) -> int | None:
+    """-1 for `for name in ...`, i for the i-th name of `for a, name, b in ...`, else None."""
+    if isinstance(target, ast.Name):
+        return -1 if target.id == name else None
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for i, element in enumerate(target.elts):
+            if isinstance(element, ast.Name) and element.id == name:
+                return i
+    return None
+
+
+def _conversion(ctx: Context, values, expr: ast.expr, scope, depth: int):
+    """The conversion that makes `expr` a NumPy value or a Python number from a tensor, followed
+    through names bound once, arithmetic, indexing and NumPy functions and methods of NumPy
+    values: (node, what, the tensor converted, the kind), or None."""
+    if depth > 8:
+        return None
+    value = values.value(expr, scope)
+    kind = value.kind
+    if kind not in ("ndarray", "np_scalar", "number"):
+        return None
+    if isinstance(expr, ast.Name):
+        defs, owner = values.definitions(expr.id, scope, expr)
+        if len(defs) != 1 or owner is None or defs[0].kind != "assign" or defs[0].value is None:
+            return None
+        stmt = defs[0].stmt
+        if not (isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(
+                stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target, ast.Name)):
+            return None
+        return _conversion(ctx, values, defs[0].value, owner, depth + 1)
+    if isinstance(expr, ast.UnaryOp):
+        return _conversion(ctx, values, expr.operand, scope, depth + 1)
+    if isinstance(expr, ast.BinOp):
+        for side in (expr.left, expr.right):
+            found = _conversion(ctx, values, side, scope, depth + 1)
+            if found is not None:
+                return found
+        return None
+    if isinstance(expr, ast.Subscript):
+        return _conversion(ctx, values, expr.value, scope, depth + 1)
+    if not isinstance(expr, ast.Call) or any(isinstance(a, ast.Starred) for a in expr.args):
+        return None
+    func = expr.func
+    args = [*expr.args, *(k.value for k in expr.keywords)]
+    if isinstance(func, ast.Attribute) and func.attr == "numpy" and not args:
+        if kind == "number" or values.value(func.value, scope).kind not in TF_KINDS:
+            return None
+        return expr, "`.numpy()`", func.value, kind
+    qualname = ctx.facts.imports.resolve(func)
+    if qualname is not None and qualname.startswith("numpy.") and kind != "number":
+        for arg in args:
+            if values.value(arg, scope).kind in TF_KINDS:
+                return expr, f"`{ast.unparse(func)}`", arg, kind
+        for arg in args:
+            found = _conversion(ctx, values, arg, scope, depth + 1)
+            if found is not None:
+                return found
+        return None
+    if isinstance(func, ast.Name) and func.id in ("float", "int") and qualname in (None, f"builtins.{func.id}") \
+            and len(expr.args) == 1 and not expr.keywords and kind == "number":
+        if values.value(expr.args[0], scope).kind in TF_KINDS:
+            return expr, f"`{func.id}()`", expr.args[0], kind
+        return None
+    if isinstance(func, ast.Attribute) and kind != "number" \
+            and values.value(func.value, scope).kind in ("ndarray", "np_scalar"):
+        return _conversion(ctx, values, func.value, scope, depth + 1)  # `t.numpy().mean()`
+    return None
+
+
+TF_KINDS = frozenset({"tensor", "variable"})
 
 
 def _offer(ctx: Context, found, others=()):

@@ -290,6 +290,10 @@ class EagerTfGradients(Rule):
                 how = (f"runs in a Keras `Lambda` layer, and `{callee}(...)` on {ctx.where(layer_call)} calls "
                        "it on eager tensors (no tf.function around it), so the layer's function runs eagerly")
                 related.append(ctx.related(layer_call, f"`{callee}` runs the Lambda layer here, eagerly"))
+            elif isinstance(runner, _Remote):
+                callee = ast.unparse(runner.call.func)
+                how = (f"runs with eager execution on: `{callee}(...)` in {runner.where} calls this function "
+                       "eagerly (TensorFlow 2, no tf.function around it)")
             elif isinstance(runner, ast.Call):
                 callee = ast.unparse(runner.func)
                 how = (f"runs with eager execution on: `{callee}` on {ctx.where(runner)} calls this function "
@@ -335,6 +339,8 @@ def _eager_runner(facts: Facts, scope: Scope, depth: int, values) -> ast.AST | N
     if parent.kind == "class":
         return _eager_method(facts, node, parent.node, depth, values)
     uses = _uses(facts, node.name)
+    if uses == [] and parent.kind == "module":
+        return _remote_runner(node, depth, values)
     if not uses:
         return None
     runner: ast.AST | None = None
@@ -344,6 +350,56 @@ def _eager_runner(facts: Facts, scope: Scope, depth: int, values) -> ast.AST | N
         if passed and runner is None:
             runner = site.node
     return runner if runner is not None else node
+
+
+class _Remote:
+    """A call in another module of the project that runs a function of this file eagerly."""
+
+    def __init__(self, call: ast.Call, where: str) -> None:
+        self.call = call
+        self.where = where
+
+
+def _remote_runner(node: ast.FunctionDef | ast.AsyncFunctionDef, depth: int, values) -> "_Remote | None":
+    """A module-level function this file never uses, which the project's other modules import:
+    the first of their calls of it when every module that may import it was read, and there
+    every use of the name is a call from eager code (`from fit import fit`, then `fit(...)` in
+    a `main()` the module runs). None when a use is anything else (passed to `tf.function`,
+    stored) or when one module could not be read."""
+    project, path = values.project, values.path
+    if project is None or path is None or depth > 2:
+        return None
+    try:
+        importers = project.importers(path, node.name)
+    except (OSError, AttributeError, TypeError, ValueError):
+        return None
+    if not importers or len(importers) > 2:
+        return None
+    found: _Remote | None = None
+    for other in importers:
+        model = values._remote_model(other)
+        if model is None:
+            return None
+        local = [site for site in model.facts.calls if isinstance(site.node.func, ast.Name)
+                 and values._runs_here(model.value(site.node.func, site.scope), node, None) is False]
+        called = {id(site.node.func) for site in local}
+        for mention in ast.walk(model.facts.tree):
+            if (isinstance(mention, ast.Name) and mention.id == node.name and isinstance(mention.ctx, ast.Load)
+                    or isinstance(mention, ast.Attribute) and mention.attr == node.name) \
+                    and id(mention) not in called:
+                return None  # `fit.fit`, `tf.function(fit)`: used otherwise than called by its name
+        for name in {site.node.func.id for site in local}:
+            uses = _uses(model.facts, name)
+            if uses is None:
+                return None
+            for site, _passed in uses:
+                if _eager_runner(model.facts, site.scope, depth + 1, model) is None:
+                    return None
+        if local and found is None:
+            from ...analysis.modules import label
+
+            found = _Remote(local[0].node, f"{label(other)} line {local[0].node.lineno}")
+    return found
 
 
 # Methods that Keras, tf.Module or Python call for the program (`model(x)` runs `call`, `fit`

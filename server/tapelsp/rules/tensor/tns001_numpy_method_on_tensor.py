@@ -133,6 +133,49 @@ class NumpyMethodOnTensor(Rule):
             import numpy as np
             import tensorflow as tf
 
+            inp = tf.keras.Input((3,))
+            h = tf.keras.layers.Dense(4)(inp)
+            model = tf.keras.Model(inp, [tf.keras.layers.Dense(1)(h), tf.keras.layers.Dense(2)(h)])
+            x = np.ones((5, 3), np.float32)
+            main, aux = model(x)
+            loss = (main ** 2).mean()
+        """, 9, "`.mean()` on one of the outputs a functional model with a list of outputs gives when unpacked",
+            proof=Proof(raises=("AttributeError", "object has no attribute 'mean'"))),
+        invalid("""
+            import tensorflow as tf
+
+            class Logged(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.dense = tf.keras.layers.Dense(2)
+
+                def call(self, x):
+                    return self.dense(x)
+
+                def train_step(self, data):
+                    x, y = data
+                    return ((self(x) - y) ** 2).mean()
+
+            model = Logged()
+            loss = model.train_step((tf.ones((4, 3)), tf.zeros((4, 2))))
+        """, 13, "a `train_step` the file only calls directly, never through `fit`: it runs eagerly",
+            proof=Proof(raises=("AttributeError", "object has no attribute 'mean'"))),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            inp = tf.keras.Input((3,))
+            h = tf.keras.layers.Dense(4)(inp)
+            model = tf.keras.Model(inp, [tf.keras.layers.Dense(1)(h), tf.keras.layers.Dense(2)(h)])
+            main, aux = model(np.ones((5, 3), np.float32))
+            loss = (main.numpy() ** 2).mean()
+            spread = tf.math.reduce_std(aux)
+        """, "the unpacked outputs of a functional model converted with `.numpy()` first, or given to TensorFlow ops",
+            proof=Proof(check="assert loss.shape == () and spread.shape == ()")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
             w = tf.Variable(np.ones((2, 2), np.float32))
             flat = w.reshape(-1)
         """, 5, "`.reshape` on a tf.Variable",
@@ -232,16 +275,22 @@ class NumpyMethodOnTensor(Rule):
             if values is None:
                 values = values_for(ctx)
             graph = facts.graph_mode(call, site.scope)
+            stepped = False
             if graph:
                 function = site.scope.function
                 if function is not None and function.traced_by is not None:
                     continue  # a tf.function's body: FUNC005's
             elif values.traced(site.scope) is not False:
-                continue  # traced code is FUNC005's; unknown stays silent
+                stepped = _keras_step_run_directly(values, site.scope)
+                if not stepped:
+                    continue  # traced code is FUNC005's; unknown stays silent
             value = values.value(receiver, site.scope)
             if not value.is_(TENSOR, VARIABLE):
                 value = _dict_entry(ctx, values, receiver, site.scope) or value
-            if not value.is_(TENSOR, VARIABLE) or value.remote is not None or (value.symbolic and not graph) \
+            # In a Keras step the file only calls directly, the value model's "symbolic" (it takes
+            # the step for traced by `fit`) does not hold: the step runs eagerly.
+            if not value.is_(TENSOR, VARIABLE) or value.remote is not None \
+                    or (value.symbolic and not graph and not stepped) \
                     or not _made_by_tensorflow(ctx, values, receiver, site.scope):
                 continue
             if method in _VIA_NUMPY and any(inside(call, tape.node) for tape in facts.tapes_in(site.scope)):
@@ -279,6 +328,19 @@ class NumpyMethodOnTensor(Rule):
             f"`.{method}()` is a NumPy array method, and `{text}` is {what}{made}: TensorFlow raises "
             f"AttributeError \"{error}\" (unless the program enables NumPy behaviour). {advice}",
         )
+
+
+def _keras_step_run_directly(values, scope) -> bool:
+    """Code of a Keras model's `train_step` / `test_step` / `predict_step` that the file only
+    calls directly (`model.train_step(batch)`), never through `fit` or another method that traces
+    it: plain Python in eager mode."""
+    function = scope.function
+    if function is None or function.traced_by is not None or getattr(function.node, "name", None) \
+            not in ("train_step", "test_step", "predict_step"):
+        return False
+    from ...analysis.traced_bodies import stepped_directly_only
+
+    return stepped_directly_only(function.node, values)
 
 
 def _dict_entry(ctx: Context, values, receiver: ast.expr, scope) -> Value | None:
