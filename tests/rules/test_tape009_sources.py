@@ -270,3 +270,27 @@ def test_model_given_a_value_before_the_tape_is_not_assumed_live():
                            "main_network.layers[0].kernel = tf.reshape(hypernetwork(x), (3, 1))\n"
                            "with tf.GradientTape() as tape:\n")
     assert _lines(source) == []
+
+
+PAIRS = """
+import tensorflow as tf
+from tensorflow import keras
+
+policy = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+value = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+obs = tf.ones((3, 4))
+with tf.GradientTape(persistent=True) as tape:
+    pg_loss = tf.reduce_mean(policy(obs))
+    v_loss = tf.reduce_mean({v})
+for loss, net in {pairs}:
+    grads = tape.gradient(loss, net.trainable_variables)
+"""
+
+
+def test_loop_over_loss_and_network_pairs_is_unrolled():
+    assert _lines(PAIRS.format(v="tf.round(value(obs))", pairs="((pg_loss, policy), (v_loss, value))")) == [10]
+    assert _lines(PAIRS.format(v="value(obs)", pairs="((pg_loss, policy), (v_loss, value))")) == []
+
+
+def test_loop_over_pairs_not_literal_is_not_unrolled():
+    assert _lines(PAIRS.format(v="tf.round(value(obs))", pairs="zip([pg_loss, v_loss], [policy, value])")) == []

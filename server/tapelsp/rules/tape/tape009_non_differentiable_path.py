@@ -527,6 +527,23 @@ class NonDifferentiablePath(Rule):
         """, 9, "a hypernetwork sets the other model's kernel inside the tape (tf_keras), then the output is "
                 "rounded: the hypernetwork's variables get None",
             proof=Proof(check="assert all(g is None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+            from tensorflow import keras
+
+            policy = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+            value = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+            obs = tf.ones((3, 4))
+            returns = tf.ones((3,))
+            with tf.GradientTape(persistent=True) as tape:
+                pg_loss = -tf.reduce_mean(tf.nn.log_softmax(policy(obs))[:, 0] * returns)
+                v_loss = tf.reduce_mean((returns - tf.round(tf.squeeze(value(obs), 1))) ** 2)
+            found = {}
+            for name, loss, net in (("policy", pg_loss, policy), ("value", v_loss, value)):
+                found[name] = tape.gradient(loss, net.trainable_variables)
+        """, 10, "a loop over (loss, network) pairs: the value network's loss goes through the rounding",
+            proof=Proof(check="assert all(g is None for g in found['value']) and "
+                              "all(g is not None for g in found['policy'])")),
     )
 
     @shares_findings
