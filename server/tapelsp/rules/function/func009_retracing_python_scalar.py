@@ -6,9 +6,9 @@ from dataclasses import dataclass, replace
 from ...facts.model import CallSite, Facts, Scope, TfFunction
 from ...model import Applicability, Severity
 from ...versions import Version, VersionRange
-from ...analysis.python_state import (Assignment, FileState, file_state, is_number, parameter_defaults,
-                            self_attribute, statements)
-from ...analysis.values import LIST, NUMBER, TUPLE, Value, ValueModel, values_for
+from ...analysis.python_state import (Assignment, FileState, file_state, function_label, is_number,
+                            parameter_defaults, self_attribute, statements)
+from ...analysis.values import LIST, NUMBER, TENSOR, TUPLE, VARIABLE, Value, ValueModel, values_for
 from ...facts.dataflow import flow_of
 from ._fixes import tf_alias
 from ..base import Context, Proof, Rule, invalid, valid
@@ -27,6 +27,7 @@ class Target:
     input_signature: bool
     reduce_retracing: bool
     origin: ast.AST | None = None  # in this file
+    node: ast.AST | None = None  # the traced def, in this file
     elsewhere: str | None = None  # "agents/dqn.py line 12" for another module of the project
 
 
@@ -41,6 +42,15 @@ class RetracingPythonScalar(Rule):
     tf.function may be defined in the same file, be a method
     called through `self` or an instance, or be imported from another module of the
     project.
+
+    Three more forms, for a number the tf.function uses only as an operand of TensorFlow
+    ops (not a `range` bound, an index or an `if`, which shape the graph): a call made while
+    another tf.function traces, in a Python loop of its body (`for k in range(2, K + 1)`,
+    one trace of the inner function per `k`); calls in a row with different Python literals
+    (`train(num_steps=10)`, then `train(num_steps=20)`, as in TensorFlow's tf.function guide).
+    And a Python list of numbers passed to a tf.function that loops over it (`for x, y in
+    dataset`), directly, through `get_concrete_function` or through a helper that forwards
+    its arguments: the loop is unrolled into the graph, one copy of its body per element.
 
     ## Why is this bad?
     A Python number passed to a tf.function is part of its trace key: TensorFlow traces
@@ -398,6 +408,216 @@ class RetracingPythonScalar(Rule):
                 print(step, float(tf.reduce_sum(y)))
         """, "the loop index is used outside the tf.function only",
             proof=Proof(check="assert train_step.experimental_get_tracing_count() == 1")),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def moment(ps, k):
+                centered = ps - tf.reduce_mean(ps, 0)
+                return tf.reduce_mean(tf.math.pow(centered, k), 0)
+
+            @tf.function
+            def discrepancy(ps, qs, K=5):
+                result = tf.norm(tf.reduce_mean(ps, 0) - tf.reduce_mean(qs, 0))
+                for k in range(2, K + 1):
+                    p_k = moment(ps, k)
+                    q_k = moment(qs, k)
+                    result += tf.norm(p_k - q_k)
+                return result
+
+            ps, qs = tf.ones([8, 3]), tf.zeros([8, 3])
+            for _ in range(3):
+                d = discrepancy(ps, qs)
+        """, (12, 13), "a report (lingxiaoli94/CWB#2): a Python loop unrolled while the outer tf.function traces gives "
+                 "the inner one a new Python int per iteration: 4 traces of `moment` for 1 of `discrepancy` (no fix: an int's tensor needs the dtype it meets)",
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def moment(ps, k):
+                centered = ps - tf.reduce_mean(ps, 0)
+                return tf.reduce_mean(tf.math.pow(centered, k), 0)
+
+            @tf.function
+            def discrepancy(ps, qs, K=5):
+                result = tf.norm(tf.reduce_mean(ps, 0) - tf.reduce_mean(qs, 0))
+                for k in range(2, K + 1):
+                    p_k = moment(ps, k)
+                    q_k = moment(qs, k)
+                    result += tf.norm(p_k - q_k)
+                return result
+
+            ps, qs = tf.ones([8, 3]), tf.zeros([8, 3])
+            for _ in range(3):
+                d = discrepancy(ps, qs)
+        """,
+            proof=Proof(check="assert moment.experimental_get_tracing_count() == 4 and discrepancy.experimental_get_tracing_count() == 1")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def moment(ps, k):
+                centered = ps - tf.reduce_mean(ps, 0)
+                return tf.reduce_mean(tf.math.pow(centered, k), 0)
+
+            @tf.function
+            def discrepancy(ps, qs, K=5):
+                result = tf.norm(tf.reduce_mean(ps, 0) - tf.reduce_mean(qs, 0))
+                for k in range(2, K + 1):
+                    kk = tf.constant(k, tf.float32)
+                    result += tf.norm(moment(ps, kk) - moment(qs, kk))
+                return result
+
+            ps, qs = tf.ones([8, 3]), tf.zeros([8, 3])
+            for _ in range(3):
+                d = discrepancy(ps, qs)
+        """, "the loop's value passed to the inner tf.function as a tensor",
+            proof=Proof(check="assert moment.experimental_get_tracing_count() == 1")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def block(x, depth):
+                for _ in range(depth):
+                    x = tf.nn.relu(x) + 1.0
+                return x
+
+            @tf.function
+            def model(x):
+                for i in range(3):
+                    x = block(x, 2)
+                for depth in range(1, 4):
+                    x = block(x, depth)
+                return x
+
+            y = model(tf.ones([2]))
+        """, "inside a trace: a constant Python value, and one that shapes the inner graph (a `range` bound)",
+            proof=Proof(check="assert block.experimental_get_tracing_count() == 3")),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def train(num_steps):
+                total = tf.constant(0)
+                for i in tf.range(num_steps):
+                    total += i
+                return total
+
+            train(num_steps=10)
+            train(num_steps=20)
+        """, 11, "the tf.function guide: two Python literals for a number used only by TensorFlow ops, two traces (no fix for an int)",
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def train(num_steps):
+                total = tf.constant(0)
+                for i in tf.range(num_steps):
+                    total += i
+                return total
+
+            train(num_steps=10)
+            train(num_steps=20)
+        """,
+            proof=Proof(check="assert train.experimental_get_tracing_count() == 2")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def train(num_steps):
+                total = tf.constant(0)
+                for i in tf.range(num_steps):
+                    total += i
+                return total
+
+            train(num_steps=tf.constant(10))
+            train(num_steps=tf.constant(20))
+            train(num_steps=10)
+            train(num_steps=10)
+        """, "tensors reuse the trace, and the same literal again reuses its own",
+            proof=Proof(check="assert train.experimental_get_tracing_count() == 2")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def stack(x, layers):
+                for _ in range(layers):
+                    x = tf.tanh(x)
+                return x
+
+            shallow = stack(tf.ones([2]), 2)
+            deep = stack(tf.ones([2]), 8)
+        """, "a Python number that builds the graph (a `range` bound): a trace per value is what it asks for",
+            proof=Proof(check="assert stack.experimental_get_tracing_count() == 2")),
+        invalid("""
+            import tensorflow as tf
+
+            def graph_size(f, *args):
+                return len(f.get_concrete_function(*args).graph.as_graph_def().node)
+
+            @tf.function
+            def train(dataset):
+                loss = tf.constant(0)
+                for x, y in dataset:
+                    loss += tf.abs(y - x)
+                return loss
+
+            small_data = [(1, 1)] * 3
+            big_data = [(1, 1)] * 10
+            small = graph_size(train, small_data)
+            big = graph_size(train, big_data)
+        """, (15, 16), "the tf.function guide: a loop over a Python list is unrolled into the graph, once per element (no fix: how to make the dataset is the program's choice)",
+            fixed="""
+            import tensorflow as tf
+
+            def graph_size(f, *args):
+                return len(f.get_concrete_function(*args).graph.as_graph_def().node)
+
+            @tf.function
+            def train(dataset):
+                loss = tf.constant(0)
+                for x, y in dataset:
+                    loss += tf.abs(y - x)
+                return loss
+
+            small_data = [(1, 1)] * 3
+            big_data = [(1, 1)] * 10
+            small = graph_size(train, small_data)
+            big = graph_size(train, big_data)
+        """,
+            proof=Proof(check="assert big > 2 * small and train.experimental_get_tracing_count() == 2, (small, big)")),
+        valid("""
+            import tensorflow as tf
+
+            def graph_size(f, *args):
+                return len(f.get_concrete_function(*args).graph.as_graph_def().node)
+
+            @tf.function
+            def train(dataset):
+                loss = tf.constant(0)
+                for x, y in dataset:
+                    loss += tf.abs(y - x)
+                return loss
+
+            small_data = [(1, 1)] * 3
+            big_data = [(1, 1)] * 10
+            small = graph_size(train, tf.data.Dataset.from_generator(lambda: small_data, (tf.int32, tf.int32)))
+            big = graph_size(train, tf.data.Dataset.from_generator(lambda: big_data, (tf.int32, tf.int32)))
+        """, "the data wrapped in a tf.data.Dataset: one loop op, the same graph size",
+            proof=Proof(check="assert big == small, (small, big)")),
+        valid("""
+            import tensorflow as tf
+
+            @tf.function
+            def run(x, layers):
+                for layer in layers:
+                    x = layer(x)
+                return x
+
+            layers = [tf.keras.layers.Dense(3), tf.keras.layers.Dense(2)]
+            y = run(tf.ones([1, 4]), layers)
+        """, "a Python list of layers: unrolling it is the model",
+            proof=Proof(check="assert y.shape == (1, 2)")),
     )
 
     def check(self, ctx: Context) -> None:
@@ -411,9 +631,7 @@ class RetracingPythonScalar(Rule):
         for site in ctx.facts.calls:
             if not _may_reach_tf_function(site, local_names, remote):
                 continue
-            if site.scope.traced_by is not None:
-                # Inside another tf.function: the inner one traces only when the outer one does.
-                continue
+            traced = site.scope.traced_by is not None
             if not analysis.may_change(site):
                 continue
             changing = analysis.changing_arguments(site)
@@ -421,6 +639,11 @@ class RetracingPythonScalar(Rule):
                 continue
             target = _resolve_target(site, state, ctx)
             if target is None or target.input_signature:
+                continue
+            if traced:
+                # Inside another tf.function: the inner one traces only when the outer one does,
+                # but once per value a Python loop unrolled by that trace gives it.
+                self._report_unrolled(ctx, analysis, site, target, changing, values)
                 continue
             changing = analysis.python_numbers(changing, site)
             for argument, description, because, calls in changing:
@@ -446,6 +669,373 @@ class RetracingPythonScalar(Rule):
                 if target.origin is not None:
                     related.append(ctx.related(target.origin, "the tf.function"))
                 ctx.report(argument, message, related=related, fix=_as_tensor(ctx, argument, site, values))
+        self._report_literals(ctx, values, local_names)
+        self._report_python_data(ctx, values, local_names)
+
+    def _report_python_data(self, ctx: Context, values: ValueModel, names: set[str]) -> None:
+        """A Python list of numbers (or of tuples of numbers) passed to a tf.function of this
+        file whose body loops over that parameter (the tf.function guide's `train(dataset)`
+        with `[(1, 1)] * 3`): AutoGraph converts a loop over a tensor or a dataset only, so the
+        loop runs while TensorFlow traces and puts a copy of its body in the graph for every
+        element; a list of other values traces again (3 elements, 11 nodes; 10, 32 on
+        TensorFlow 2.21). Calls through `f.get_concrete_function(...)` and through a helper
+        that forwards its arguments (`measure(f, *args)` calling `f(*args)`) count."""
+        facts = ctx.facts
+        for site in facts.calls:
+            if site.scope.traced_by is not None:
+                continue
+            reached = _data_call(facts, site, names)
+            if reached is None:
+                continue
+            tf_function, pairs = reached
+            if _present(tf_function.input_signature):
+                continue
+            for argument, param in pairs:
+                data = _python_data(values.value(argument, site.scope))
+                loop = _loop_over(tf_function.node, param) if data is not None else None
+                if loop is None:
+                    continue
+                label = function_label(tf_function)
+                message = (
+                    f"{label} loops over `{param}` on {_line(facts, loop)}, and this call passes it "
+                    f"`{ast.unparse(argument)}`, {data}: AutoGraph converts a loop over a "
+                    f"tensor or a tf.data.Dataset only, so this one runs in Python while TensorFlow traces {label} "
+                    "and puts a copy of its body in the graph for every element, and a list of other values traces "
+                    "again. Pass the data as a `tf.data.Dataset` (`tf.data.Dataset.from_tensor_slices(...)`) or a "
+                    "tensor: the loop becomes one loop op, whatever the length.")
+                ctx.report(argument, message, related=[ctx.related(loop, "the loop AutoGraph leaves to Python"),
+                                                       ctx.related(tf_function.origin, "the tf.function")])
+
+    def _report_literals(self, ctx: Context, values: ValueModel, names: set[str]) -> None:
+        """Calls in a row, in one scope and outside loops and branches, that pass a tf.function of
+        this file different Python number literals for a parameter it uses only as an operand
+        of TensorFlow ops (the tf.function guide's `train(num_steps=10)` then
+        `train(num_steps=20)`): each new value traces again, a graph that differs only by a
+        constant (2 calls, 2 traces on TensorFlow 2.21). The second and later values are
+        reported; a parameter that shapes the graph (a `range` bound, an index, an `if`) is
+        a retrace the program asks for."""
+        facts = ctx.facts
+        seen: dict[tuple[int, int, str], list[tuple[object, ast.Call]]] = {}
+        sites = sorted((s for s in facts.calls if s.scope.traced_by is None and not s.loops and not s.guards
+                        and isinstance(s.node.func, ast.Name) and s.node.func.id in names
+                        and (s.node.args or s.node.keywords)),
+                       key=lambda s: (s.node.lineno, s.node.col_offset))
+        for site in sites:
+            tf_function = _nearest_tf_function(facts, site)
+            if tf_function is None or _present(tf_function.input_signature):
+                continue
+            for argument in _arguments(site):
+                number = _literal_number(argument)
+                if number is None:
+                    continue
+                param = _parameter_for(site.node, argument, tf_function.node, facts)
+                if param is None:
+                    continue
+                earlier = seen.setdefault((id(site.scope.node), id(tf_function.node), param), [])
+                if earlier and all(number != value for value, _ in earlier):
+                    uses = _tensor_uses(tf_function.node, param, values, facts)
+                    if uses:
+                        first, call = earlier[0]
+                        label = f"`{site.node.func.id}`"  # type: ignore[attr-defined]
+                        shown = ast.unparse(argument)
+                        message = (
+                            f"{label} was called with `{param}={first!r}` on {_line(facts, call)}, and this call "
+                            f"passes another Python number, `{shown}`: Python numbers are part of the trace key, so "
+                            f"TensorFlow traces {label} again, a graph that differs only by a constant (`{param}` is "
+                            f"only an operand of TensorFlow ops there, as in `{uses}`). "
+                            f"{_pass_tensor(shown, argument, site, values)}")
+                        related = [ctx.related(call, "the earlier call, with another value"),
+                                   ctx.related(tf_function.origin, "the tf.function")]
+                        ctx.report(argument, message, related=related, fix=_float_fix(ctx, argument, site, values))
+                earlier.append((number, site.node))
+
+    def _report_unrolled(self, ctx: Context, analysis: "_Scalars", site: CallSite, target: Target,
+                         changing: list[tuple[ast.expr, str, ast.AST]], values: ValueModel) -> None:
+        """A call made while another tf.function traces, in a Python loop of its body (`for k in
+        range(2, K + 1)`, unrolled by the trace), passing the loop's Python number to a
+        tf.function of this file that uses it only as an operand of TensorFlow ops: the inner
+        function traces once per value, graphs that differ only by a constant (checked on
+        TensorFlow 2.21: 4 values of `k`, 4 traces of the inner function for 1 of the outer)."""
+        if target.node is None:
+            return
+        outer = site.scope.traced_by
+        for argument, description, because in changing:
+            if because not in site.loops or not _python_loop(because, analysis, site.scope) \
+                    or _loop_count(because, values, site.scope) < 2 or not analysis.is_scalar(argument, site.scope):
+                continue
+            param = _parameter_for(site.node, argument, target.node, ctx.facts)
+            uses = _tensor_uses(target.node, param, values, ctx.facts) if param is not None else None
+            if not uses:
+                continue
+            shown = ast.unparse(argument)
+            message = (
+                f"{target.label} is a tf.function called while {function_label(outer)} traces, and `{shown}` is "
+                f"{description}: that loop runs in Python during the trace, and Python numbers are part of the "
+                f"trace key, so TensorFlow traces {target.label} once for each value, graphs that differ only by "
+                f"a constant (`{param}` is only an operand of TensorFlow ops there, as in `{uses}`). "
+                f"{_pass_tensor(shown, argument, site, values)}")
+            related = [ctx.related(because, "the value changes here")]
+            if target.origin is not None:
+                related.append(ctx.related(target.origin, "the tf.function"))
+            ctx.report(argument, message, related=related, fix=_float_fix(ctx, argument, site, values))
+
+
+def _pass_tensor(shown: str, argument: ast.expr, site: CallSite, values: ValueModel) -> str:
+    if values.value(argument, site.scope).dtype == "float":
+        return f"Pass `tf.constant({shown})` instead: one trace for every value."
+    return (f"Pass it as a tensor instead (`tf.constant({shown})`; `tf.constant({shown}, tf.float32)` where it "
+            "meets float32 tensors): one trace for every value.")
+
+
+def _float_fix(ctx: Context, argument: ast.expr, site: CallSite, values: ValueModel):
+    """The fix for a Python float only: an int's tensor needs the dtype of what it meets in the
+    function (`tf.math.pow(ps, k)` with float32 `ps` rejects an int32 `k`), which the function
+    does not always tell."""
+    if values.value(argument, site.scope).dtype != "float":
+        return None
+    return _as_tensor(ctx, argument, site, values)
+
+
+def _literal_number(expr: ast.expr) -> int | float | None:
+    """The value of an int or float literal (`20`, `-0.5`; not a bool)."""
+    sign = 1
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        sign, expr = -1, expr.operand
+    if isinstance(expr, ast.Constant) and type(expr.value) in (int, float):
+        return sign * expr.value
+    return None
+
+
+def _nearest_tf_function(facts: Facts, site: CallSite, name: str | None = None) -> TfFunction | None:
+    """The decorated tf.function of the call's scope that a plain-name call reaches (or that
+    `name` there names): the last binding of the name above the call in that scope's own
+    statements (a notebook cell that defines the function again makes a new tf.function with
+    traces of its own)."""
+    last = _nearest_binding(facts, site, name or site.node.func.id)  # type: ignore[attr-defined]
+    if last is None:
+        return None
+    return next((t for t in facts.tf_functions if t.node is last and t.kind == "decorator"), None)
+
+
+def _nearest_binding(facts: Facts, site: CallSite, name: str) -> ast.AST | None:
+    """The last def, class, assignment target or import of `name` above the call, in the
+    statements of the call's own scope."""
+    cache = facts.__dict__.setdefault("_func009_bindings", {})
+    key = (id(site.scope.node), name)
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = _bindings_of(site.scope.node, name)
+    where = (site.node.lineno, site.node.col_offset)
+    last = None
+    for start, node in found:
+        if start > where:
+            break
+        last = node
+    return last
+
+
+def _bindings_of(scope_node: ast.AST, name: str) -> list[tuple[tuple[int, int], ast.AST]]:
+    """(start of its statement, binding) for each binding of `name` in a scope's own statements,
+    in order (a def or class by itself; a nested def's body is not looked into)."""
+    body = getattr(scope_node, "body", None)
+    if not isinstance(body, list):
+        return []
+    found: list[tuple[tuple[int, int], ast.AST]] = []
+    for stmt in body:
+        start = (stmt.lineno, stmt.col_offset)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if stmt.name == name:
+                found.append((start, stmt))
+            continue
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load) \
+                    or isinstance(node, ast.alias) and (node.asname or node.name).split(".")[0] == name:
+                found.append((start, node))
+    return found
+
+
+def _data_call(facts: Facts, site: CallSite, names: set[str]
+               ) -> tuple[TfFunction, list[tuple[ast.expr, str]]] | None:
+    """The decorated tf.function of this file a call reaches, with (argument, parameter) pairs:
+    `train(data)`, `train.get_concrete_function(data)`, or `helper(train, data)` where `helper`
+    forwards its arguments to its first parameter (`f(*args)`, `f.get_concrete_function(*args)`)."""
+    call = site.node
+    func = call.func
+    if not call.args or not any(isinstance(n, ast.Name) and n.id in names
+                                for n in (func, getattr(func, "value", None), call.args[0])):
+        return None  # names no tf.function of this file
+    if isinstance(func, ast.Attribute) and func.attr == "get_concrete_function" and isinstance(func.value, ast.Name):
+        tf_function = _nearest_tf_function(facts, site, func.value.id)
+        given = list(call.args)
+    elif isinstance(func, ast.Name):
+        tf_function = _nearest_tf_function(facts, site)
+        given = list(call.args)
+        if tf_function is None:
+            helper = _nearest_binding(facts, site, func.id)
+            if not _forwards(helper) or not call.args or not isinstance(call.args[0], ast.Name):
+                return None
+            tf_function = _nearest_tf_function(facts, site, call.args[0].id)
+            given = list(call.args[1:])
+    else:
+        return None
+    if tf_function is None or not isinstance(tf_function.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    params = [a.arg for a in tf_function.node.args.posonlyargs + tf_function.node.args.args]
+    pairs = []
+    for index, argument in enumerate(given):
+        if isinstance(argument, ast.Starred):
+            break
+        if index < len(params):
+            pairs.append((argument, params[index]))
+    if func is call.func and not isinstance(func, ast.Attribute) and given is call.args:
+        pairs += [(k.value, k.arg) for k in call.keywords if k.arg in params]
+    return tf_function, pairs
+
+
+def _forwards(helper: ast.AST | None) -> bool:
+    """A plain function `def helper(f, *args)` whose body calls `f(*args)` or
+    `f.get_concrete_function(*args)`."""
+    if not isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef)) or helper.decorator_list:
+        return False
+    arguments = helper.args
+    if not arguments.args or arguments.vararg is None:
+        return False
+    first, rest = arguments.args[0].arg, arguments.vararg.arg
+    for node in ast.walk(helper):
+        if not isinstance(node, ast.Call) or len(node.args) != 1 or not isinstance(node.args[0], ast.Starred) \
+                or not (isinstance(node.args[0].value, ast.Name) and node.args[0].value.id == rest):
+            continue
+        callee = node.func
+        if isinstance(callee, ast.Attribute) and callee.attr == "get_concrete_function":
+            callee = callee.value
+        if isinstance(callee, ast.Name) and callee.id == first:
+            return True
+    return False
+
+
+def _python_data(value: Value) -> str | None:
+    """"a Python list of 3 elements" for a Python list or tuple whose elements are Python
+    numbers or tuples of them (data, not layers or tensors): written out with two elements or
+    more, or made otherwise (`[(1, 1)] * 3`) with elements the value model knows."""
+    if value.kind not in (LIST, TUPLE) or not value.certain:
+        return None
+    if value.items is not None:
+        if len(value.items) < 2 or not all(_numbers(item) for item in value.items):
+            return None
+        return f"a Python {value.kind} of {len(value.items)} elements"
+    if value.item is None or not _numbers(value.item):
+        return None
+    what = "tuples of Python numbers" if value.item.kind in (LIST, TUPLE) else "Python numbers"
+    return f"a Python {value.kind} of {what}"
+
+
+def _numbers(item: Value) -> bool:
+    parts = item.items if item.kind in (LIST, TUPLE) and item.items is not None else (item,)
+    return bool(parts) and all(_number(part) for part in parts)
+
+
+def _loop_over(function: ast.AST, param: str) -> ast.stmt | None:
+    """A for loop of the function's own body over the parameter itself (`for x, y in dataset`),
+    when the body never rebinds it."""
+    found = None
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == param and not isinstance(node.ctx, ast.Load):
+            return None
+        if found is None and isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.iter, ast.Name) \
+                and node.iter.id == param:
+            found = node
+    return found
+
+
+def _python_loop(loop: ast.AST, analysis: "_Scalars", scope: Scope) -> bool:
+    """A for loop that AutoGraph leaves to Python: over `range(...)` of Python numbers, or over a
+    list or tuple written out."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    iterable = loop.iter
+    if isinstance(iterable, (ast.List, ast.Tuple)):
+        return True
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) \
+            and iterable.func.id in ("range", "enumerate") and iterable.args and not iterable.keywords:
+        args = iterable.args if iterable.func.id == "range" else iterable.args[:1]
+        if iterable.func.id == "enumerate":
+            return isinstance(args[0], (ast.List, ast.Tuple))
+        return all(_python_number_expression(a, analysis, scope) for a in args)
+    return False
+
+
+def _python_number_expression(expr: ast.expr, analysis: "_Scalars", scope: Scope) -> bool:
+    """A Python number, or arithmetic on Python numbers (`K + 1` with a parameter `K=5`)."""
+    if analysis.is_scalar(expr, scope):
+        return True
+    if isinstance(expr, ast.BinOp):
+        return _python_number_expression(expr.left, analysis, scope) \
+            and _python_number_expression(expr.right, analysis, scope)
+    if isinstance(expr, ast.UnaryOp):
+        return _python_number_expression(expr.operand, analysis, scope)
+    return isinstance(expr, ast.Constant) and type(expr.value) in (int, float)
+
+
+def _parameter_for(call: ast.Call, argument: ast.expr, function: ast.AST, facts: Facts) -> str | None:
+    """The parameter of `function` that `argument` of `call` is given for."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    params = [a.arg for a in function.args.posonlyargs + function.args.args]
+    scope = facts.function_scopes.get(function)
+    if scope is not None and scope.parent is not None and scope.parent.kind == "class" \
+            and isinstance(call.func, ast.Attribute) and params:
+        params = params[1:]  # bound to the instance
+    for index, given in enumerate(call.args):
+        if isinstance(given, ast.Starred):
+            return None
+        if given is argument:
+            return params[index] if index < len(params) else None
+    for keyword in call.keywords:
+        if keyword.value is argument and keyword.arg in params:
+            return keyword.arg
+    return None
+
+
+def _tensor_uses(function: ast.AST, param: str, values: ValueModel, facts: Facts) -> str | None:
+    """The first TensorFlow op that takes `param`, when every read of it in the body is an
+    argument of a TensorFlow API (`tf.range(n)`, `tf.math.pow(x, k)`), an operand of arithmetic
+    with a tensor, or something printed, and one at least is not a print: a value that does not
+    shape the graph (a `range` bound, an index, an `if`, a shape would). None otherwise."""
+    scope = facts.function_scopes.get(function)
+    parents: dict[int, ast.AST] = {}
+    reads: list[ast.Name] = []
+    for node in ast.walk(function):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if isinstance(node, ast.Name) and node.id == param:
+            if not isinstance(node.ctx, ast.Load):
+                return None
+            reads.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node is not function:
+            if any(isinstance(n, ast.Name) and n.id == param for n in ast.walk(node)):
+                return None
+    first = None
+    for read in reads:
+        parent = parents.get(id(read))
+        if isinstance(parent, ast.keyword):
+            parent = parents.get(id(parent))
+        if isinstance(parent, ast.Call) and read is not parent.func:
+            if isinstance(parent.func, ast.Name) and parent.func.id == "print":
+                continue
+            qualname = facts.imports.resolve(parent.func)
+            if qualname == "tensorflow.print":
+                continue
+            if qualname is not None and qualname.split(".")[0] == "tensorflow" and qualname != "tensorflow.function":
+                first = first or ast.unparse(parent)
+                continue
+            return None
+        if isinstance(parent, ast.BinOp):
+            other = parent.right if parent.left is read else parent.left
+            if values.value(other, scope).is_(TENSOR, VARIABLE):
+                first = first or ast.unparse(parent)
+                continue
+        return None
+    return first
 
 
 # --- the fix ----------------------------------------------------------------------------
@@ -540,7 +1130,7 @@ def _local_functions(facts: Facts, state: FileState) -> dict[tuple[int, str], Tf
 
 def _local_target(tf_function: TfFunction, label: str) -> Target:
     return Target(label, _present(tf_function.input_signature), tf_function.flag("reduce_retracing") is True,
-                  origin=tf_function.origin)
+                  origin=tf_function.origin, node=tf_function.node)
 
 
 def _present(expr: ast.expr | None) -> bool:
