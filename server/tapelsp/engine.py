@@ -47,12 +47,13 @@ def _rules_for(catalogue: tuple[type[Rule], ...], targets: Targets) -> tuple[Rul
 
 def enabled_rules(settings: Settings, path: str | None, targets: Targets) -> list[Rule]:
     # Without per-file ignores the path decides nothing: one answer serves every file.
-    return list(_enabled_rules(settings, path if settings.per_file_ignores else None, targets))
+    return list(_enabled_rules(tuple(all_rules()), settings, path if settings.per_file_ignores else None, targets))
 
 
 @lru_cache(maxsize=256)
-def _enabled_rules(settings: Settings, path: str | None, targets: Targets) -> tuple[Rule, ...]:
-    return tuple(rule for rule in _rules_for(tuple(all_rules()), targets) if settings.enabled(rule.code, path))
+def _enabled_rules(catalogue: tuple[type[Rule], ...], settings: Settings, path: str | None,
+                   targets: Targets) -> tuple[Rule, ...]:
+    return tuple(rule for rule in _rules_for(catalogue, targets) if settings.enabled(rule.code, path))
 
 
 def meta_violation(code: str, message: str, rng: Range | None = None,
