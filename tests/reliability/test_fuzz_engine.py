@@ -55,7 +55,7 @@ def test_the_generators_reach_the_rules():
     fixed = 0
 
     @seed(11)
-    @hsettings(max_examples=60, phases=[Phase.generate], derandomize=False, database=None, deadline=None,
+    @hsettings(max_examples=80, phases=[Phase.generate], derandomize=False, database=None, deadline=None,
                suppress_health_check=list(HealthCheck))
     @given(example_mixes())
     def collect(text):

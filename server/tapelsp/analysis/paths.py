@@ -256,6 +256,9 @@ def _unrolled(site: CallSite, target: ast.expr, sources: ast.expr) -> list[tuple
         if any(isinstance(n, ast.Name) and n.id in {m.id for m in names} and isinstance(n.ctx, ast.Store)
                for stmt in loop.body for n in ast.walk(stmt)):
             return [(target, sources)]  # a loop variable rebound in the body
+        if any(isinstance(n, (ast.Continue, ast.Break)) for stmt in loop.body for n in ast.walk(stmt)) \
+                or any(inside(guard, loop) for guard in site.guards):
+            return [(target, sources)]  # an element may skip the call: which ones run is not known
         out = []
         for row in rows:
             bound = {n.id: e for n, e in zip(names, row.elts)}  # type: ignore[union-attr]

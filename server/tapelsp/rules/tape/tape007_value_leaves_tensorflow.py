@@ -516,7 +516,7 @@ def _report_numpy_targets(ctx: Context) -> set[int]:
                 f"{outcome}. {_advice(cut)}",
                 related=[ctx.related(use.call, f"this {use.method} call is given {made}")],
                 # Through a loop's tuple the value is read there too, where NumPy may be meant.
-                fix=_offer(ctx, cut) if target is use.target else None,
+                fix=_offer(ctx, cut) if target is use.target and inside(target, use.call) else None,
             )
             reported.add(line)
     return reported

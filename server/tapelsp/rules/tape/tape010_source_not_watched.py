@@ -380,7 +380,7 @@ class SourceNotWatched(Rule):
                     y = w * w
                 dy = tape.gradient(y, w)
                 alive.append(weakref.ref(tape))
-        """, 10, "the tape handed on only after the gradient call, and the loop opens a new tape each time round",
+        """, 9, "the tape handed on only after the gradient call, and the loop opens a new tape each time round",
             proof=Proof(check="assert dy is None"),
             fixed="""
             import weakref
