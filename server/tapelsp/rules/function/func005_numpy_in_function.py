@@ -336,6 +336,23 @@ class NumpyInFunction(Rule):
                 assert len(model.seen) == 3 and model.seen[2] < model.seen[0], model.seen
             """)),
         unfixed(invalid("""
+            import tensorflow as tf
+
+            class Warmup(tf.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.step = tf.Variable(0, dtype=tf.int64, trainable=False)
+
+                @tf.function
+                def rate(self):
+                    self.step.assign_add(1)
+                    return tf.minimum(1.0, self.step.astype("float32") / 4.0)
+
+            warmup = Warmup()
+            warmup.rate()
+        """, 11, "a NumPy array method on a tf.Variable the tf.function's method reads",
+            proof=Proof(raises=("AttributeError", "'ResourceVariable' object has no attribute 'astype'")))),
+        unfixed(invalid("""
             import numpy as np
             import tensorflow as tf
 
@@ -521,11 +538,16 @@ def _problem(site: CallSite, values: ValueModel, modern: bool) -> tuple[ast.expr
     method = library.method(TENSOR, site.method or "") if isinstance(func, ast.Attribute) else None
     if method is not None and method.has("numpy_only") and not method.attribute:
         receiver = func.value  # type: ignore[union-attr]
-        if _symbolic(receiver, scope, values) == "tensor":
+        kind = _symbolic(receiver, scope, values)
+        if kind is not None:
             text = _short(receiver)
-            cls = "SymbolicTensor" if modern else "Tensor"
             twin = _TF_EQUIVALENT.get(site.method or "")
             instead = f"`{twin}`" if twin and twin.startswith("tf.") else "the TensorFlow op that does the same"
+            if kind == "variable":  # a variable the function captures is a ResourceVariable while it traces
+                return receiver, kind, (f"`{text}.{site.method}(...)` raises AttributeError \"'ResourceVariable' "
+                                        f"object has no attribute '{site.method}'\": `{site.method}` is a NumPy "
+                                        f"array method, which a tf.Variable does not have. Use {instead} instead")
+            cls = "SymbolicTensor" if modern else "Tensor"
             return receiver, "tensor", (f"`{text}.{site.method}(...)` raises AttributeError \"{cls} object has no "
                                         f"attribute '{site.method}'\": `{site.method}` is a NumPy array method, "
                                         f"which a tf.Tensor does not have. Use {instead} instead")
