@@ -396,7 +396,11 @@ class ValueModel:
             self._depth -= 1
             self._active.discard(key)
         result = self._settle(key, cycles, result)
-        self._memo[key] = _kept(result)
+        if len(self._cycles) == cycles:
+            # Kept only when it waits for nothing still being computed: a value worked out inside
+            # another's cycle (a caller's call evaluated while the callee's parameter is) may
+            # differ once that cycle is over.
+            self._memo[key] = _kept(result)
         if self._cut_count != cuts:
             self._tainted.append((self._memo, key))
             if self._depth == 0 and not self._resuming:
