@@ -294,3 +294,67 @@ def test_loop_over_loss_and_network_pairs_is_unrolled():
 
 def test_loop_over_pairs_not_literal_is_not_unrolled():
     assert _lines(PAIRS.format(v="tf.round(value(obs))", pairs="zip([pg_loss, v_loss], [policy, value])")) == []
+
+
+def test_closure_run_by_map_fn_carries_the_variable_it_reads():
+    # tf.map_fn's result is what its function returns; the closure reads `w` of the scope
+    # that defines it (TF 2.21: the gradient of the rounded result is None).
+    assert _lines("""
+        import tensorflow as tf
+
+        def main():
+            x = tf.ones((3, 4))
+            w = tf.Variable(tf.ones((4,)))
+            with tf.GradientTape() as tape:
+                h = x * w
+                def refine(row):
+                    return tf.reduce_sum(row * h)
+                scores = tf.round(tf.map_fn(refine, x))
+                loss = tf.reduce_mean(scores ** 2)
+            return tape.gradient(loss, w)
+    """) == [11]
+
+
+def test_non_differentiable_op_inside_a_map_fn_lambda():
+    assert _lines("""
+        import tensorflow as tf
+
+        def main():
+            x = tf.ones((3, 4))
+            w = tf.Variable(tf.ones((4,)))
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.map_fn(lambda r: tf.round(tf.reduce_sum(r * w)), x))
+            return tape.gradient(loss, w)
+    """) == [8]
+
+
+def test_closure_called_directly_reads_the_root_of_its_scope():
+    assert _lines("""
+        import tensorflow as tf
+
+        def main():
+            x = tf.ones((3, 4))
+            w = tf.Variable(tf.zeros((4,)))
+
+            def refine(row):
+                return tf.reduce_sum(row * w)
+
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.round(refine(x)) ** 2)
+            return tape.gradient(loss, w)
+    """) == [12]
+
+
+def test_while_loop_whose_body_is_differentiable_stays_silent():
+    assert _lines("""
+        import tensorflow as tf
+
+        def main():
+            w = tf.Variable(2.0)
+            x = tf.round(tf.constant(1.5))
+            with tf.GradientTape() as tape:
+                _, v = tf.while_loop(lambda k, v: k < 3, lambda k, v: (k + 1, tf.tanh(v * w)), [0, x])
+                out = tf.map_fn(lambda r: r * w, tf.round(tf.ones((3,))))
+                loss = v + tf.reduce_sum(out)
+            return tape.gradient(loss, w)
+    """) == []

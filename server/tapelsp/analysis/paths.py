@@ -447,7 +447,7 @@ class Evaluator:
                  *, all_recorded: bool = False, params: dict[str, int] | None = None, depth: int = 0,
                  active_functions: frozenset = frozenset(), distinct: Callable[[str, Root, ast.AST], bool] | None = None,
                  resolve_function: Callable[[ast.expr], Any] | None = None, values: Any = None,
-                 home: Any = None) -> None:
+                 home: Any = None, outer: Callable[[str], int] | None = None) -> None:
         self.facts = facts
         # The value model of this file (analysis/values.py), and the file's own model when the
         # evaluator runs in a function of another module of the project.
@@ -463,6 +463,9 @@ class Evaluator:
         self.active_functions = active_functions
         self.distinct = distinct
         self.resolve_function = resolve_function
+        # In a closure run from the scope that defines it: what a name the closure does not bind
+        # holds there, at the call.
+        self.outer = outer
         self.memo: dict[int, int] = {}
         self.previous: dict[int, int] = {}
         self.read_previous = False  # did this round read `previous` (a definition on a cycle)?
@@ -542,7 +545,10 @@ class Evaluator:
         if found is not None:
             return found
         defs = self.flow.reaching(name, at)
-        result = DEAD if defs else self.unbound(name)
+        if not defs and self.outer is not None and not self.flow.definitions(name):
+            result = self.outer(name)
+        else:
+            result = DEAD if defs else self.unbound(name)
         for d in defs:
             result = max(result, self.define(d, name))
             if result == LIVE:
@@ -1073,9 +1079,51 @@ class Evaluator:
                 self.cut(NONDIFF, node, f"`{short}` to `{ast.unparse(dtype)}`", first, status)
                 return DEAD
             return status
+        if api.traced_fn and grad == "yes":
+            traced = self.traced_functions(node, api.traced_fn, at)
+            if traced is not None:
+                return traced
         if grad == "yes" or qualname.startswith(("tensorflow.", "keras.", "tensorflow_probability.", "tf_keras.")):
             return self.join(args, at)
         return max(MAYBE, self.join(args, at))
+
+    def traced_functions(self, node: ast.Call, positions: tuple[int, ...], at) -> int | None:
+        """`tf.map_fn(fn, elems)`, `tf.while_loop(cond, body, loop_vars)`, `tf.cond(pred, f, g)`: what
+        the functions return when run on the data given (each of their parameters gets what the
+        data carries), joined with the data itself (the loop_vars of a loop that runs no step).
+        None when a function is neither a lambda nor a def this scope resolves."""
+        functions = [node.args[i] for i in positions if i < len(node.args)]
+        if len(functions) != len(positions):
+            return None
+        definitions = []
+        for fn in functions:
+            definition = None if isinstance(fn, ast.Lambda) else self._local_function(fn, at)
+            if definition is None and not isinstance(fn, ast.Lambda):
+                return None
+            definitions.append(definition)
+        data = [a for i, a in enumerate(node.args)
+                if i not in positions and not isinstance(a, ast.Lambda) and self._local_function(a, at) is None]
+        data += [k.value for k in node.keywords if not isinstance(k.value, ast.Lambda)]
+        status = self.join(data, at)
+        result = status
+        for fn, definition in zip(functions, definitions):
+            if definition is None:
+                params = {a.arg: status for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
+                for extra in (fn.args.vararg, fn.args.kwarg):
+                    if extra is not None:
+                        params[extra.arg] = status
+                self.env.append(params)
+                try:
+                    result = max(result, self.value(fn.body, at))
+                finally:
+                    self.env.pop()
+                continue
+            returned = self.interprocedural(definition, node, at, root=self._root_in(definition, node, False, passed=False),
+                                            bound_self=False, every_param=status)
+            if returned is None:
+                return None
+            result = max(result, returned)
+        return result
 
     def callee(self, func: ast.expr, at: ast.AST) -> int:
         """What calling `func` contributes by itself (the variables it holds)."""
@@ -1344,7 +1392,8 @@ class Evaluator:
         return None
 
     def interprocedural(self, definition: ast.FunctionDef, node: ast.Call, at, *, root: Root | None = None,
-                        owner: Any = None, bound_self: bool | None = None) -> int | None:
+                        owner: Any = None, bound_self: bool | None = None,
+                        every_param: int | None = None) -> int | None:
         if self.depth >= _MAX_DEPTH or definition in self.active_functions:
             return None
         if definition.decorator_list or _is_generator(definition):
@@ -1354,18 +1403,25 @@ class Evaluator:
         scope = facts.function_scopes.get(definition)
         if scope is None:
             return None
-        params = _bind_params(definition, node, lambda e: self.value(e, at), bound_self)
+        if every_param is not None:
+            # Called by the library (`tf.map_fn(fn, elems)`): every parameter gets the data.
+            args = definition.args
+            params = {a.arg: every_param for a in (*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                                     *(p for p in (args.vararg, args.kwarg) if p is not None))}
+        else:
+            params = _bind_params(definition, node, lambda e: self.value(e, at), bound_self)
         if params is None:
             return None
         if root is None:
             root = self._root_in(definition, node, bound_self)
+        closure = home is None and self._closure(definition)
         additive = self.additive
         sub = Evaluator(facts, flow_of(facts, scope), self.tape, root, self.mode,
                         all_recorded=self.mode == "recorded" and (self.all_recorded or self._recorded(node)),
                         params=params, depth=self.depth + 1,
                         active_functions=self.active_functions | {definition},
                         distinct=self.distinct, resolve_function=self.resolve_function, values=self.values,
-                        home=home)
+                        home=home, outer=(lambda name: self.name(name, node, at)) if closure else None)
         sub.top_additive = additive
         result = DEAD
         elsewhere = home is not self.home and home is not None
@@ -1393,7 +1449,20 @@ class Evaluator:
         where = f"{label(home.path)} line {getattr(found.node, 'lineno', '?')}" if home.path else "another module"
         return Cut(found.kind, call, f"{found.what} (in {where}, run by this call)", None, where)
 
-    def _root_in(self, definition: ast.FunctionDef, node: ast.Call, bound_self: bool | None) -> Root:
+    def _closure(self, definition: ast.FunctionDef) -> bool:
+        """Is `definition` nested in the function this evaluator runs (a closure of its names)?"""
+        scope = self.facts.function_scopes.get(definition)
+        outer = scope.parent if scope is not None else None
+        if outer is not None and outer.kind == "class":
+            return False  # a method: `self`, not the names around its class
+        while outer is not None:
+            if outer is self.flow.scope:
+                return self.flow.scope.kind != "module"
+            outer = outer.parent
+        return False
+
+    def _root_in(self, definition: ast.FunctionDef, node: ast.Call, bound_self: bool | None, *,
+                 passed: bool = True) -> Root:
         """The root as the called function sees it: the parameter it is passed as (`f(model)` ->
         `net` in `def f(net)`, `f(self.actor)` -> `actor`), its own name when it is a global
         the function can read, else nothing the function can name (its arguments' statuses
@@ -1403,9 +1472,9 @@ class Evaluator:
         if (isinstance(node.func, ast.Attribute) if bound_self is None else bound_self) and positional \
                 and positional[0] in ("self", "cls"):
             positional = positional[1:]
-        passed: list[tuple[str, ast.expr]] = list(zip(positional, node.args))
-        passed += [(k.arg, k.value) for k in node.keywords if k.arg is not None]
-        for param, arg in passed:
+        given: list[tuple[str, ast.expr]] = list(zip(positional, node.args)) if passed else []
+        given += [(k.arg, k.value) for k in node.keywords if k.arg is not None] if passed else []
+        for param, arg in given:
             if isinstance(arg, ast.Starred):
                 break
             name = dotted(arg)
@@ -1418,6 +1487,10 @@ class Evaluator:
         head = root.name.split(".")[0]
         if head == "self" and isinstance(node.func, ast.Attribute) and dotted(node.func.value) == "self":
             return root  # `self.loss(...)`: the same instance on both sides
+        if self._closure(definition):
+            scope = self.facts.function_scopes.get(definition)
+            if scope is not None and not flow_of(self.facts, scope).definitions(head):
+                return root  # a closure reading the root of the scope that defines it
         if head == "self" or (self.flow.scope.kind != "module" and (
                 self.flow.definitions(head) or head in self.params)):
             return Root("\0unreachable", root.owner, root.node)

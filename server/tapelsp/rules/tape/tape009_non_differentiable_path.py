@@ -544,6 +544,44 @@ class NonDifferentiablePath(Rule):
         """, 10, "a loop over (loss, network) pairs: the value network's loss goes through the rounding",
             proof=Proof(check="assert all(g is None for g in found['value']) and "
                               "all(g is not None for g in found['policy'])")),
+        invalid("""
+            import tensorflow as tf
+
+            def main():
+                x = tf.ones((3, 4))
+                w = tf.Variable(tf.ones((4,)))
+
+                def score(row):
+                    n = tf.cast(row[0], tf.int32)
+                    return tf.reduce_sum(row[:n] * w[:n])
+
+                with tf.GradientTape() as tape:
+                    scores = tf.round(tf.map_fn(score, x))
+                    loss = tf.reduce_mean(scores ** 2)
+                return tape.gradient(loss, w)
+
+            grad = main()
+        """, 12, "`tf.map_fn` of a closure that reads the variable, its result rounded",
+            proof=Proof(check="assert grad is None")),
+        valid("""
+            import tensorflow as tf
+
+            def main():
+                x = tf.ones((3, 4))
+                w = tf.Variable(tf.ones((4,)))
+
+                def score(row):
+                    n = tf.cast(row[0], tf.int32)
+                    return tf.reduce_sum(row[:n] * w[:n])
+
+                with tf.GradientTape() as tape:
+                    scores = tf.map_fn(score, tf.round(x))
+                    loss = tf.reduce_mean(scores ** 2)
+                return tape.gradient(loss, w)
+
+            grad = main()
+        """, "the rounding on the data `tf.map_fn` runs the closure on; the closure reads the variable",
+            proof=Proof(check="assert grad is not None")),
     )
 
     @shares_findings
