@@ -59,3 +59,48 @@ def test_lambda_scopes_next_to_a_tf_function() -> None:
         f(1.0)
     """
     assert flagged(source) == [("FUNC017", 8)]
+
+
+def _notebook(*cells: str) -> dict:
+    return {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+            "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                       "source": inspect.cleandoc(cell) + "\n"} for cell in cells]}
+
+
+_MODEL_CELL = """
+    import tensorflow as tf
+
+    class SimpleModel(tf.Module):
+        def __init__(self):
+            self.bias = 0.
+            self.weight = 2.
+
+    @tf.function
+    def evaluate(model, x):
+        return model.weight * x + model.bias
+
+    simple_model = SimpleModel()
+    x = tf.constant(10.)
+    print(evaluate(simple_model, x))
+"""
+
+
+def test_a_change_in_a_later_notebook_cell_is_reported_where_it_is_made() -> None:
+    # TF 2.21 (tensorflow/docs' function guide, cells 112-113): the second call prints 20.0
+    # again; the cell that changes the attribute is the one that goes wrong.
+    from tapelsp.notebook import check_notebook
+
+    found = check_notebook(_notebook(_MODEL_CELL, """
+        simple_model.bias += 5.0
+        print(evaluate(simple_model, x))
+    """), "guide.ipynb", Settings(select=("FUNC017",)))
+    assert [(v.cell, v.range.start.line + 1) for v in found] == [(2, 1)]
+    assert "`simple_model.bias`, which `evaluate` reads as `model.bias` (line 10 of cell 1)" in found[0].message
+
+
+def test_a_change_in_the_same_notebook_cell_is_reported_at_the_read() -> None:
+    from tapelsp.notebook import check_notebook
+
+    cell = inspect.cleandoc(_MODEL_CELL) + "\nsimple_model.bias += 5.0\nprint(evaluate(simple_model, x))\n"
+    found = check_notebook(_notebook(cell), "guide.ipynb", Settings(select=("FUNC017",)))
+    assert [(v.cell, v.range.start.line + 1) for v in found] == [(1, 10)]

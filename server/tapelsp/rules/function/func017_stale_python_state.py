@@ -23,7 +23,9 @@ class StalePythonState(Rule):
       = 8`, `self.epsilon *= 0.99`) in the loop that calls the method, or between two calls;
     - an item of a module-level dict or list (`CONFIG["clip"]`) stored anew the same way.
 
-    Rebinding a module-level name is FUNC011.
+    Rebinding a module-level name is FUNC011. In a notebook, a change made in a later cell
+    than the tf.function's read is reported where it is made, in the cell that then calls the
+    function and gets the old value.
 
     ## Why is this bad?
     TensorFlow reads the attribute or item once, while it traces, and bakes its value into
@@ -224,6 +226,21 @@ class StalePythonState(Rule):
                 store, call, how = hit
                 label = function_label(traced)
                 text = ast.unparse(read)
+                cell = _cell(ctx, store)
+                if cell is not None and cell != _cell(ctx, read):
+                    # A notebook cell that changes the state after the tf.function's cell traced
+                    # with it: the change, in the cell that runs it, is what goes wrong.
+                    ctx.report(
+                        store,
+                        f"This changes {_changed(store, text, label)} ({ctx.where(read)}): TensorFlow read "
+                        f"its value once, when it traced {label}, and does not trace again when it changes, so "
+                        "the calls after this one silently keep the old value. Keep it in a `tf.Variable` and "
+                        "update it with `.assign(...)`, pass it as a tensor argument, or make a new tf.function "
+                        "after changing it.",
+                        related=[ctx.related(read, f"`{text}` read here, when {label} traced"),
+                                 ctx.related(call, f"{label} called here")],
+                    )
+                    continue
                 ctx.report(
                     read,
                     f"{label} reads `{text}`, which {how}: TensorFlow read its value once, when it traced "
@@ -233,6 +250,22 @@ class StalePythonState(Rule):
                     related=[ctx.related(store, f"`{text}` changed here"),
                              ctx.related(call, f"{label} called here")],
                 )
+
+
+def _changed(store: ast.stmt, read: str, label: str) -> str:
+    """What a store changes, as the message names it: `simple_model.bias`, which `evaluate`
+    reads as `model.bias` through its parameter."""
+    target = store.targets[0] if isinstance(store, ast.Assign) and len(store.targets) == 1 else \
+        getattr(store, "target", None)
+    if not isinstance(target, (ast.Attribute, ast.Subscript)) or ast.unparse(target) == read:
+        return f"`{read}`, which {label} reads"
+    return f"`{ast.unparse(target)}`, which {label} reads as `{read}`"
+
+
+def _cell(ctx: Context, node: ast.AST) -> str | None:
+    """The notebook cell of `node` (as the engine's line labels name it), None outside notebooks."""
+    _, found, cell = ctx.where(node).rpartition(" of cell ")
+    return cell if found else None
 
 
 # A read: (the node, the attribute or item key, the receiver names that hold the object, the
