@@ -343,6 +343,7 @@ class ValueModel:
         self._tainted: list[tuple[dict, Any]] = []
         self._resuming = False
         self._cycles: list[tuple] = []  # the keys whose own computation asked for them (see _CYCLE)
+        self._provisional: list[tuple[dict, Any]] = []  # memo entries computed while a cycle was open (see value)
         self._graph_mode = facts.has_mode("disable_eager_execution", "disable_v2_behavior", "session",
                                           "placeholder") or facts.imports.v1_imported
         self._module_defs: dict[str, list[Def]] | None = None
@@ -396,11 +397,12 @@ class ValueModel:
             self._depth -= 1
             self._active.discard(key)
         result = self._settle(key, cycles, result)
-        if len(self._cycles) == cycles:
-            # Kept only when it waits for nothing still being computed: a value worked out inside
-            # another's cycle (a caller's call evaluated while the callee's parameter is) may
-            # differ once that cycle is over.
-            self._memo[key] = _kept(result)
+        self._memo[key] = _kept(result)
+        if len(self._cycles) != cycles:
+            # Worked out inside another's cycle (a caller's call evaluated while the callee's
+            # parameter is): it may differ once that cycle is over, so it is kept only until
+            # every open cycle has settled (the computation that is open reuses it meanwhile).
+            self._provisional.append((self._memo, key))
         if self._cut_count != cuts:
             self._tainted.append((self._memo, key))
             if self._depth == 0 and not self._resuming:
@@ -417,6 +419,10 @@ class ValueModel:
         pending = [k for k in self._cycles[before:] if k != key]
         del self._cycles[before:]
         self._cycles.extend(pending)
+        if not self._cycles and self._provisional:
+            for memo, kept in self._provisional:
+                memo.pop(kept, None)
+            self._provisional = []
         return UNKNOWN_VALUE if result is _CYCLE and not pending else result
 
     def _resume(self, expr: ast.AST, scope: Scope) -> Value:
@@ -476,8 +482,10 @@ class ValueModel:
         finally:
             self._active.discard(key)
         result = self._settle(key, cycles, result)
-        if self._cut_count == cuts and len(self._cycles) == cycles and result is not _CYCLE:
+        if self._cut_count == cuts and result is not _CYCLE:
             self._definitions[key] = result
+            if len(self._cycles) != cycles:
+                self._provisional.append((self._definitions, key))
         return result
 
     # --- expressions ----------------------------------------------------------------------------
