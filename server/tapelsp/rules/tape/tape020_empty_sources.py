@@ -163,6 +163,9 @@ class EmptySources(Rule):
             return  # no `.trainable_variables` / `.weights` (...) read: no tree walk
         if text.isascii() and _READ_TEXT.search(text) is None:
             return  # the words, but never after a dot: no such attribute in the tree
+        resolve = ctx.facts.imports.resolve
+        if not any(_unbuilt_maker(resolve(site.node.func)) for site in ctx.facts.calls):
+            return  # no Keras model or layer made without its variables: no tree walk
         for holder, read in _kept_reads(ctx.facts.tree):
             model = read.value
             if not isinstance(model, ast.Name):
@@ -240,6 +243,15 @@ def _kept_reads(tree: ast.AST) -> list[tuple[ast.AST, ast.Attribute]]:
             if isinstance(expr, ast.Attribute) and expr.attr in _VARIABLE_LISTS and isinstance(expr.ctx, ast.Load):
                 out.append((node, expr))
     return out
+
+
+def _unbuilt_maker(qualname: str | None) -> bool:
+    """Can a call of `qualname` make a Keras model or layer without its variables (the APIs
+    `_unbuilt` looks further at)?"""
+    api = library.api(qualname) if qualname is not None else None
+    return api is not None and (api.name == "keras.Sequential" or (
+        api.kind == "layer" and api.has("creates") and api.name.startswith("keras.layers.")
+        and api.name not in _BUILDING_LAYERS))
 
 
 def _unbuilt(ctx: Context, made: ast.Call) -> str | None:
