@@ -46,7 +46,8 @@ class RetracingPythonScalar(Rule):
     Three more forms, for a number the tf.function uses only as an operand of TensorFlow
     ops (not a `range` bound, an index or an `if`, which shape the graph): a call made while
     another tf.function traces, in a Python loop of its body (`for k in range(2, K + 1)`,
-    one trace of the inner function per `k`); calls in a row with different Python literals
+    one trace of the inner function per `k`; also for a parameter the inner function never
+    reads); calls in a row with different Python literals
     (`train(num_steps=10)`, then `train(num_steps=20)`, as in TensorFlow's tf.function guide).
     And a Python list of numbers passed to a tf.function that loops over it (`for x, y in
     dataset`), directly, through `get_concrete_function` or through a helper that forwards
@@ -473,6 +474,38 @@ class RetracingPythonScalar(Rule):
                 d = discrepancy(ps, qs)
         """, "the loop's value passed to the inner tf.function as a tensor",
             proof=Proof(check="assert moment.experimental_get_tracing_count() == 1")),
+        invalid("""
+            import tensorflow as tf
+
+            @tf.function
+            def layer(x, scale=1.0):
+                return tf.nn.relu(x) + 1.0
+
+            @tf.function
+            def model(x):
+                for i in range(4):
+                    x = layer(x, scale=0.5 ** i)
+                return x
+
+            y = model(tf.ones([2]))
+        """, 10, "inside a trace, a Python float for a parameter the inner tf.function never reads: still "
+                 "part of the trace key, 4 traces of the same graph",
+            proof=Proof(check="assert layer.experimental_get_tracing_count() == 4"),
+            fixed="""
+            import tensorflow as tf
+
+            @tf.function
+            def layer(x, scale=1.0):
+                return tf.nn.relu(x) + 1.0
+
+            @tf.function
+            def model(x):
+                for i in range(4):
+                    x = layer(x, scale=tf.constant(0.5 ** i))
+                return x
+
+            y = model(tf.ones([2]))
+        """, fixed_proof=Proof(check="assert layer.experimental_get_tracing_count() == 1 and float(y[0]) == 5.0")),
         valid("""
             import tensorflow as tf
 
@@ -765,14 +798,17 @@ class RetracingPythonScalar(Rule):
                 continue
             param = _parameter_for(site.node, argument, target.node, ctx.facts)
             uses = _tensor_uses(target.node, param, values, ctx.facts) if param is not None else None
-            if not uses:
+            unread = not uses and param is not None and _unread(target.node, param)
+            if not uses and not unread:
                 continue
             shown = ast.unparse(argument)
+            graphs = (f"the same graph each time (`{param}` is not read in its body)" if unread else
+                      f"graphs that differ only by a constant (`{param}` is only an operand of TensorFlow ops "
+                      f"there, as in `{uses}`)")
             message = (
                 f"{target.label} is a tf.function called while {function_label(outer)} traces, and `{shown}` is "
                 f"{description}: that loop runs in Python during the trace, and Python numbers are part of the "
-                f"trace key, so TensorFlow traces {target.label} once for each value, graphs that differ only by "
-                f"a constant (`{param}` is only an operand of TensorFlow ops there, as in `{uses}`). "
+                f"trace key, so TensorFlow traces {target.label} once for each value, {graphs}. "
                 f"{_pass_tensor(shown, argument, site, values)}")
             related = [ctx.related(because, "the value changes here")]
             if target.origin is not None:
@@ -994,6 +1030,15 @@ def _parameter_for(call: ast.Call, argument: ast.expr, function: ast.AST, facts:
         if keyword.value is argument and keyword.arg in params:
             return keyword.arg
     return None
+
+
+def _unread(function: ast.AST, param: str) -> bool:
+    """A parameter the body never reads (nor a nested def, nor `locals()` / `vars()`): its value
+    cannot shape the graph, yet a Python number given for it is part of the trace key."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and (node.id == param or node.id in ("locals", "vars", "eval", "exec")):
+            return False
+    return True
 
 
 def _tensor_uses(function: ast.AST, param: str, values: ValueModel, facts: Facts) -> str | None:

@@ -6,7 +6,7 @@ from ...facts.model import CallSite, Facts, Scope
 from ...model import Severity
 from ...versions import VersionRange
 from ...analysis.python_state import FileState, file_state, inside, own_nodes
-from ...analysis.values import NUMPY_VALUES, TF_VALUES, ValueModel, unseen_decorators, values_for
+from ...analysis.values import NUMBER, NUMPY_VALUES, TF_VALUES, ValueModel, unseen_decorators, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -20,7 +20,9 @@ class TfFunctionPerCall(Rule):
     Finds a `tf.function` created again and again: `tf.function(f)(x)` or
     `g = tf.function(f); g(x)` inside a loop or inside a function that is called
     repeatedly, and `@tf.function`-decorated functions defined inside a loop or inside
-    such a function and called there.
+    such a function and called there. Inside code a tf.function traces, `tf.function(f)(x)`
+    in a loop AutoGraph leaves to Python (over `range` of Python numbers or a literal): the
+    trace runs the loop body once per iteration, each time with a new tf.function.
 
     ## Why is this bad?
     Traces belong to the tf.function object. A new object starts with none, so every
@@ -258,12 +260,55 @@ class TfFunctionPerCall(Rule):
         """, "a loop over Python values passes its value to the function that makes the tf.function, whose "
              "trace depends on it",
             proof=Proof(check="assert totals == [1.0, 6.0], totals")),
+        invalid("""
+            import tensorflow as tf
+
+            def block(x):
+                return tf.nn.relu(x) + 1.0
+
+            @tf.function
+            def model(x):
+                for _ in range(3):
+                    x = tf.function(block)(x)
+                return x
+
+            y = model(tf.ones([2]))
+        """, 9, "inside a tf.function, in a loop over a Python range: the trace runs the loop in Python and "
+                "makes, and traces, a new tf.function per iteration (3 traced copies of `block` in the graph)",
+            proof=Proof(check="""
+                functions = model.get_concrete_function(tf.ones([2])).graph.as_graph_def().library.function
+                assert len([f for f in functions if "block" in f.signature.name]) == 3
+            """)),
+        valid("""
+            import tensorflow as tf
+
+            def block(x):
+                return tf.nn.relu(x) + 1.0
+
+            @tf.function
+            def model(x):
+                for _ in tf.range(3):
+                    x = tf.function(block)(x)
+                return x
+
+            y = model(tf.ones([2]))
+        """, "inside a tf.function, in a loop over a tensor: AutoGraph makes it a `tf.while_loop`, whose body "
+             "is traced once",
+            proof=Proof(check="""
+                functions = model.get_concrete_function(tf.ones([2])).graph.as_graph_def().library.function
+                assert len([f for f in functions if "block" in f.signature.name]) == 1 and float(y[0]) == 4.0
+            """)),
     )
 
     def check(self, ctx: Context) -> None:
         state = file_state(ctx.facts)
         for site in ctx.facts.calls_to("tensorflow.function"):
-            if not site.node.args or site.scope.traced_by is not None:
+            if not site.node.args:
+                continue
+            if site.scope.traced_by is not None:
+                found = _wrapped_in_unrolled_loop(site, ctx)
+                if found is not None:
+                    ctx.report(site.node, found[0], related=found[1])
                 continue
             found = _wrapped_per_call(site.node, site.scope, tuple(site.loops), tuple(site.guards), state, ctx)
             if found is not None:
@@ -317,6 +362,50 @@ def _wrapped_per_call(call: ast.Call, scope: Scope, loops: tuple, guards: tuple,
     if caller is None:
         return None
     return _per_call(owner, caller, ctx)
+
+
+def _wrapped_in_unrolled_loop(site: CallSite, ctx: Context):
+    """`tf.function(f)(x)` in a Python loop of code a tf.function traces (`for i in range(3)`):
+    AutoGraph leaves such a loop to Python, so the trace runs its body once per iteration and
+    creates, and traces, a new tf.function each time (3 traces of `f` for 1 of the outer
+    function on TensorFlow 2.21). A loop AutoGraph converts (over a tensor or a dataset) runs its
+    body once while tracing: not reported."""
+    if not site.loops:
+        return None
+    statement, role = _usage(site.node, site.scope)
+    if role is None:
+        return None
+    loop = site.loops[-1]
+    if not _unrolled(loop, site.scope, values_for(ctx)) or any(inside(guard, loop) for guard in site.guards):
+        return None
+    if role != "called":
+        calls = _calls_of(role, site.scope)
+        if not any(inside(c, loop) for c in calls) or _escapes(role, site.scope, statement):
+            return None
+    outer = site.scope.traced_by
+    label = f"`{outer.node.name}`" if outer is not None and isinstance(
+        outer.node, (ast.FunctionDef, ast.AsyncFunctionDef)) else "the tf.function"
+    return (_why(f"on every iteration of the loop on {ctx.where(loop)}, which runs in Python while {label} "
+                 "traces (AutoGraph unrolls a loop over Python values)"), [ctx.related(loop, "the loop")])
+
+
+def _unrolled(loop: ast.stmt, scope: Scope, values: ValueModel) -> bool:
+    """A `for` loop AutoGraph leaves to Python: over a literal of constants, or `range(...)` of
+    Python numbers (through `enumerate` / `zip` / `reversed` too)."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or not _python_valued(loop.iter):
+        return False
+    ranges = [n for n in ast.walk(loop.iter) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+              and n.func.id == "range"]
+    return all(n.args and all(_python_number(a, scope, values) for a in n.args) for n in ranges)
+
+
+def _python_number(expr: ast.expr, scope: Scope, values: ValueModel) -> bool:
+    if isinstance(expr, ast.Constant):
+        return type(expr.value) is int
+    if isinstance(expr, ast.BinOp):
+        return _python_number(expr.left, scope, values) and _python_number(expr.right, scope, values)
+    value = values.value(expr, scope)
+    return value.is_(NUMBER) and value.dtype == "int"
 
 
 def _decorated_per_call(node: ast.FunctionDef | ast.AsyncFunctionDef, parent: Scope, state: FileState,
