@@ -823,3 +823,81 @@ def test_a_batch_of_a_dataset_is_eager_in_eager_code_and_symbolic_in_a_tf_functi
     assert name_after(source, "eager").kind == "tensor" and name_after(source, "eager").symbolic is False
     traced = returned(source)
     assert traced.kind == "tensor" and traced.symbolic is True
+
+
+def test_parameters_of_a_function_called_through_a_dict_or_list_of_functions():
+    # `LOSSES["mse"](pred, y)` and `steps[i](x)` run the entries of the literals they index.
+    source = """
+        import tensorflow as tf
+
+        def mse(pred, y):
+            diff = pred - y
+            return diff
+
+        def mae(pred, y):
+            kept = pred
+            return kept
+
+        def double(x):
+            doubled = x * 2
+            return doubled
+
+        LOSSES = {"mse": mse, "mae": mae}
+        steps = [double]
+        loss = LOSSES["mse"](tf.constant([1.0]), 1.0)
+        out = steps[0](tf.ones([2]))
+    """
+    diff = value_at(source, 5)
+    assert diff.kind == "tensor" and diff.certain
+    # `mae` is named by no call: its parameters stay unknown
+    assert value_at(source, 9).kind == "unknown"
+    doubled = value_at(source, 13)
+    assert doubled.kind == "tensor" and doubled.certain
+
+
+def test_an_entry_of_a_dict_written_out_and_only_read():
+    # `params["w"]` is the variable written for "w", while the file only reads the dict.
+    source = """
+        import tensorflow as tf
+
+        params = {"w": tf.Variable([0.5, -1.0]), "lr": 0.1}
+        w = params["w"]
+        lr = params["lr"]
+        grads = list(params.values())
+        other = {"w": tf.Variable(1.0)}
+        other["w"] = 3.0
+        changed = other["w"]
+        passed = {"w": tf.Variable(1.0)}
+        print(passed)
+        handed = passed["w"]
+    """
+    w = value_at(source, 5)
+    assert w.kind == "variable" and w.certain
+    lr = value_at(source, 6)
+    assert lr.kind == "number" and lr.certain and lr.dtype == "float"
+    # a store into the dict, or the dict handed to a call: only a maybe
+    assert not value_at(source, 10).certain
+    assert not value_at(source, 13).certain
+
+
+def test_what_tape_gradient_returns():
+    # Of one source: a tensor or None; arithmetic on it is a tensor (None would raise TypeError).
+    source = """
+        import tensorflow as tf
+
+        x = tf.ones([3])
+        w = tf.Variable([1.0, 2.0])
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(x * x) + tf.reduce_sum(w)
+        dx = tape.gradient(y, x)
+        squared = dx ** 2
+        both = tape.gradient(y, [x, w])
+    """
+    dx = value_at(source, 9)
+    assert dx.kind == "tensor" and not dx.certain and dx.or_none and dx.dtype == "float32"
+    squared = value_at(source, 10)
+    assert squared.kind == "tensor" and squared.certain
+    # a list of sources: not said
+    assert value_at(source, 11).kind == "unknown"
+

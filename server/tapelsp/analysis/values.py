@@ -148,6 +148,11 @@ _DATASET_ELEMENT = Value(TENSOR, False, ref="dataset element")
 _CYCLE = Value()
 
 
+def _not_none(value: Value) -> Value:
+    """A tensor or variable that may be None, where None would raise (an operand of arithmetic)."""
+    return replace(value, certain=True, or_none=False) if value.or_none and value.kind in TF_VALUES else value
+
+
 def _kept(value: Value) -> Value:
     """What a memo keeps: a cycle (seen inside a computation still running) as unknown."""
     return UNKNOWN_VALUE if value is _CYCLE else value
@@ -602,6 +607,9 @@ class ValueModel:
         return self.binary(node.op, self.value(node.left, scope), self.value(node.right, scope), node, scope)
 
     def binary(self, op: ast.operator, left: Value, right: Value, node: ast.AST, scope: Scope) -> Value:
+        # An operand that is a tensor or None (a gradient): arithmetic on None raises TypeError, so
+        # what the operation gives is computed from the tensor.
+        left, right = _not_none(left), _not_none(right)
         if left is _CYCLE or right is _CYCLE:
             other = right if left is _CYCLE else left
             if other is _CYCLE or other.kind == NUMBER:
@@ -690,6 +698,9 @@ class ValueModel:
                 return base.items[index.value]
             return base.item if base.item is not None else UNKNOWN_VALUE
         if base.kind == DICT:
+            entry = self._written_entry(node, base)
+            if entry is not None:
+                return entry
             return base.item.maybe() if base.item is not None else UNKNOWN_VALUE
         if base.kind == SHAPE:
             return Value(NUMBER, False, dtype="int", origin=node)
@@ -698,6 +709,42 @@ class ValueModel:
         if base.kind == NONE:
             return UNKNOWN_VALUE
         return UNKNOWN_VALUE
+
+    def _written_entry(self, node: ast.Subscript, base: Value) -> Value | None:
+        """`params["w"]` of a dict written out (`params = {"w": tf.Variable(...), ...}`) that the
+        file only reads: the value of that entry as written, as certain as it is. None when the
+        key is not a constant written once in it, or when the file may change the dict: a store
+        or `del` of an entry, a method other than a read, or the name handed to anything (a call,
+        another name, a container) that could."""
+        key = node.slice
+        if not isinstance(node.value, ast.Name) or not isinstance(key, ast.Constant) \
+                or base.home is not None or base.remote is not None:
+            return None
+        literal = base.origin
+        if not isinstance(literal, ast.Dict) or any(k is None for k in literal.keys):
+            return None
+        entries = [v for k, v in zip(literal.keys, literal.values)
+                   if isinstance(k, ast.Constant) and type(k.value) is type(key.value) and k.value == key.value]
+        if len(entries) != 1 or not self._only_read(node.value.id):
+            return None
+        return self.value(entries[0], self.scope_at(entries[0]))
+
+    def _only_read(self, name: str) -> bool:
+        """Is every use of `name` in the file a read of what it holds: `name[k]`, `name.get(k)`,
+        `.keys()` / `.values()` / `.items()` / `.copy()`, `len(name)`, `for k in name`, `k in
+        name`, or (re)binding it?"""
+        verdicts = self.__dict__.get("_read_only_names")
+        if verdicts is None:
+            verdicts = {}
+            parents: dict[int, ast.AST] = {}
+            for parent in ast.walk(self.facts.tree):
+                for child in ast.iter_child_nodes(parent):
+                    parents[id(child)] = parent
+            for node in ast.walk(self.facts.tree):
+                if isinstance(node, ast.Name) and verdicts.get(node.id, True):
+                    verdicts[node.id] = isinstance(node.ctx, ast.Store) or _read_use(node, parents)
+            self.__dict__["_read_only_names"] = verdicts
+        return verdicts.get(name, True)
 
     def _Attribute(self, node: ast.Attribute, scope: Scope) -> Value:
         qualname = self.facts.imports.resolve(node)
@@ -994,6 +1041,8 @@ class ValueModel:
             if call is None or not call.args:
                 return UNKNOWN_VALUE
             return self.element_of(self.value(call.args[0], scope))
+        if kind == "gradient":
+            return self._gradients(call, scope, node)
         if kind == UNKNOWN:
             return UNKNOWN_VALUE
         numpy = kind in NUMPY_VALUES
@@ -1062,6 +1111,28 @@ class ValueModel:
         if kind == DATASET:
             return _certain(DATASET, origin=node, item=_DATASET_ELEMENT)
         return Value(kind, True, dtype=dtype, origin=node)
+
+    def _gradients(self, call: ast.Call | None, scope: Scope, node: ast.AST) -> Value:
+        """`tape.gradient(target, source)` of one tensor or variable: a tf.Tensor, or None when
+        the target does not depend on it. (A list of sources is not said: a list of gradients
+        would make a helper's parameters, `sgd_step(params, grads)`, known where rules read them
+        as the first call's variables.)"""
+        if call is None:
+            return UNKNOWN_VALUE
+        given = call.args[1] if len(call.args) > 1 and not isinstance(call.args[1], ast.Starred) \
+            else _keyword(call, "sources")
+        if given is None:
+            return UNKNOWN_VALUE
+        sources = self.value(given, scope)
+        symbolic = self.traced(scope)
+
+        def gradient(source: Value) -> Value:
+            dtype = source.dtype if is_float_dtype(source.dtype) else None
+            return Value(TENSOR, False, or_none=True, dtype=dtype, symbolic=symbolic, origin=node)
+
+        if sources.is_(TENSOR, VARIABLE):
+            return gradient(sources)
+        return UNKNOWN_VALUE
 
     def _dtype_rule(self, api: Api, call: ast.Call | None, scope: Scope, receiver: Value | None,
                     numpy: bool) -> str | None:
@@ -1694,8 +1765,43 @@ class ValueModel:
             if self._runs(value, function, cls):
                 result.append((site.node, site.scope, cls is not None and value.kind in (METHOD, CLASS) or (
                     cls is not None and value.kind in _OBJECT_KINDS)))
+        if cls is None and not instance_call:
+            result.extend((site.node, site.scope, False) for site in self._calls_through_containers()
+                          if self._may_run_entry(site, function))
         self._callers[key] = result
         return result
+
+    def _calls_through_containers(self) -> list:
+        """The file's calls of an entry of a container (`LOSSES["mse"](pred, y)`, `steps[i](x)`)."""
+        found = self.__dict__.get("_entry_calls")
+        if found is None:
+            found = [site for site in self.facts.calls if isinstance(site.node.func, ast.Subscript)]
+            self.__dict__["_entry_calls"] = found
+        return found
+
+    def _may_run_entry(self, site, function: ast.AST) -> bool:
+        """Does `table[key](...)` call `function`: is it an entry of the dict, list or tuple
+        written out that `table` holds (the entry the constant key names, else any)?"""
+        func = site.node.func
+        container = self.value(func.value, site.scope)
+        literal = container.origin
+        if container.kind not in (DICT, LIST, TUPLE) or not isinstance(literal, (ast.Dict, ast.List, ast.Tuple)):
+            return False
+        if isinstance(literal, ast.Dict):
+            if any(k is None for k in literal.keys):
+                entries = list(literal.values)  # `**other` in it: any entry
+            else:
+                entries = [v for k, v in zip(literal.keys, literal.values) if isinstance(k, ast.Constant)
+                           and k.value == func.slice.value] if isinstance(func.slice, ast.Constant) \
+                    else list(literal.values)
+        else:
+            entries = list(literal.elts)
+        owner = self.scope_at(literal)
+        for entry in entries:
+            value = self.value(entry, owner)
+            if value.kind == FUNCTION and value.ref is function:
+                return True
+        return False
 
     def _calls_by_last_name(self) -> dict[str, list]:
         """The file's calls by the last name of what they call (`f` in `f(...)`, `m` in `x.m(...)`)."""
@@ -2248,6 +2354,28 @@ def _names_function(expr: ast.expr, function: ast.AST) -> bool:
 
 
 _DICT_ONLY_METHODS = frozenset({"keys", "items", "values", "get", "update", "setdefault", "popitem"})
+
+
+_DICT_READS = frozenset({"get", "keys", "values", "items", "copy"})
+
+
+def _read_use(node: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    """A use of a name that reads the dict it holds and cannot change it (see `_only_read`)."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        return isinstance(parent.ctx, ast.Load)
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        call = parents.get(id(parent))
+        return parent.attr in _DICT_READS and isinstance(call, ast.Call) and call.func is parent
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len" \
+            and parent.args == [node]:
+        return True
+    if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
+        return True
+    if isinstance(parent, ast.Compare) and node in parent.comparators and all(
+            isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops):
+        return True
+    return False
 
 
 def _used_as_dict(function: ast.AST, name: str) -> bool:
