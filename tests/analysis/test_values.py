@@ -901,3 +901,25 @@ def test_what_tape_gradient_returns():
     # a list of sources: not said
     assert value_at(source, 11).kind == "unknown"
 
+
+def test_outputs_of_a_functional_model_with_a_dict_among_them():
+    # `outputs=(heads, extra)`: unpacking the call gives the dict of tensors, then the tensor;
+    # iterating a dict gives its keys, which the model does not know.
+    source = """
+        import numpy as np
+        import tensorflow as tf
+
+        inputs = tf.keras.Input((3,))
+        heads = {name: tf.keras.layers.Dense(1)(inputs) for name in ("a", "b")}
+        model = tf.keras.Model(inputs, (heads, tf.keras.layers.Dense(2)(inputs)))
+        outputs, aux = model(np.ones((4, 3), np.float32))
+        first = outputs["a"]
+        second = aux
+        for name in outputs:
+            key = name
+    """
+    first = value_at(source, 9)
+    assert first.kind == "tensor" and first.certain
+    second = value_at(source, 10)
+    assert second.kind == "tensor" and second.certain
+    assert value_at(source, 12).kind == "unknown"

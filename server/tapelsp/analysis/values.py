@@ -148,6 +148,16 @@ _DATASET_ELEMENT = Value(TENSOR, False, ref="dataset element")
 _CYCLE = Value()
 
 
+def _model_output(value: Value, symbolic: bool | None, call: ast.AST | None) -> Value:
+    """One output of a functional model given `outputs` written out, as calling it gives it: a
+    tensor for a tensor, a dict of tensors for a dict of tensors; else unknown."""
+    if value.is_(TENSOR):
+        return Value(TENSOR, True, symbolic=symbolic, origin=call)
+    if value.is_(DICT) and value.item is not None and value.item.is_(TENSOR):
+        return Value(DICT, True, origin=call, item=Value(TENSOR, True, symbolic=symbolic))
+    return UNKNOWN_VALUE
+
+
 def _not_none(value: Value) -> Value:
     """A tensor or variable that may be None, where None would raise (an operand of arithmetic)."""
     return replace(value, certain=True, or_none=False) if value.or_none and value.kind in TF_VALUES else value
@@ -579,6 +589,8 @@ class ValueModel:
                 api = library.api(func.ref)
                 if api is not None and api.kind in (TENSOR, NDARRAY, NUMBER, VARIABLE):
                     return Value(api.kind, True, origin=expr)
+            if func.is_(LAYER, MODEL) and func.user_class is None and func.home is None:
+                return Value(TENSOR, True, origin=expr)  # `{k: Dense(2)(x) for k, x in ...}`: Keras's call
         return UNKNOWN_VALUE
 
     def _IfExp(self, node, scope):
@@ -701,6 +713,8 @@ class ValueModel:
             entry = self._written_entry(node, base)
             if entry is not None:
                 return entry
+            if base.item is not None and base.item.certain and self._model_dict(node, base):
+                return replace(base.item, origin=node)
             return base.item.maybe() if base.item is not None else UNKNOWN_VALUE
         if base.kind == SHAPE:
             return Value(NUMBER, False, dtype="int", origin=node)
@@ -728,6 +742,13 @@ class ValueModel:
         if len(entries) != 1 or not self._only_read(node.value.id):
             return None
         return self.value(entries[0], self.scope_at(entries[0]))
+
+    def _model_dict(self, node: ast.Subscript, base: Value) -> bool:
+        """`outputs[key]` of a dict of tensors a Keras model gives (an output of its structure),
+        that the file only reads."""
+        return isinstance(node.value, ast.Name) and base.home is None and isinstance(base.origin, ast.Call) \
+            and self.value(base.origin.func, self.scope_at(base.origin)).kind == MODEL \
+            and self._only_read(node.value.id)
 
     def _only_read(self, name: str) -> bool:
         """Is every use of `name` in the file a read of what it holds: `name[k]`, `name.get(k)`,
@@ -860,7 +881,10 @@ class ValueModel:
                 # one output, a tensor or itself a structure (a dict of tensors).
                 output = Value(TENSOR, func.item is not None and func.item.is_(TENSOR), symbolic=symbolic) \
                     if kind == MODEL else None
-                return Value(TENSOR, True, symbolic=symbolic, origin=node, item=output)
+                # Outputs written out (`outputs=(heads, extra)`, `heads` a dict of tensors): each one.
+                outputs = tuple(_model_output(v, symbolic, node) for v in func.items) \
+                    if kind == MODEL and func.items is not None else None
+                return Value(TENSOR, True, symbolic=symbolic, origin=node, item=output, items=outputs)
             return UNKNOWN_VALUE
         if kind == LOSS:
             return Value(TENSOR, True, dtype="float32", symbolic=self.traced(scope), origin=node)
@@ -1105,7 +1129,10 @@ class ValueModel:
             given = self.value(outputs, scope) if isinstance(outputs, ast.expr) else UNKNOWN_VALUE
             tensors = given.is_(TENSOR) or (given.is_(LIST, TUPLE) and bool(given.items)
                                             and all(v.is_(TENSOR) for v in given.items))
-            return _certain(kind, ref=api.name, origin=node, item=_certain(TENSOR) if tensors else None)
+            outputs = given.items if given.is_(LIST, TUPLE) and given.items \
+                and any(_model_output(v, None, None).known for v in given.items) else None
+            return _certain(kind, ref=api.name, origin=node, item=_certain(TENSOR) if tensors else None,
+                            items=outputs)
         if kind in (MODEL, LAYER, OPTIMIZER, LOSS, METRIC, MODULE, DISTRIBUTION, BIJECTOR, TFP_VARIABLE):
             return _certain(kind, ref=api.name, origin=node)
         if kind == DATASET:
@@ -1396,12 +1423,16 @@ class ValueModel:
             if value.items is not None and 0 <= index < len(value.items):
                 return value.items[index]
             return value.item if value.item is not None else UNKNOWN_VALUE
+        if value.kind == TENSOR and value.items is not None and 0 <= index < len(value.items):
+            return value.items[index]  # one output of a model's structure of outputs
         return self.element_of(value)
 
     def element_of(self, value: Value) -> Value:
         """What iterating over (or unpacking) `value` gives one element of."""
         kind = value.kind
-        if kind in (LIST, TUPLE, ITERATOR, DICT, OBJECT, DATASET):
+        if kind == DICT:
+            return UNKNOWN_VALUE  # its keys (`item` is what its entries hold)
+        if kind in (LIST, TUPLE, ITERATOR, OBJECT, DATASET):
             if value.item is not None:
                 return value.item if value.certain else value.item.maybe()
             if value.items:

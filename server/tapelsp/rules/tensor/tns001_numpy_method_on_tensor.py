@@ -176,6 +176,28 @@ class NumpyMethodOnTensor(Rule):
             import numpy as np
             import tensorflow as tf
 
+            inputs = tf.keras.Input((3,))
+            heads = {name: tf.keras.layers.Dense(1)(inputs) for name in ("a", "b")}
+            model = tf.keras.Model(inputs, (heads, tf.keras.layers.Dense(2)(inputs)))
+            outputs, aux = model(np.ones((4, 3), np.float32))
+            losses = {name: outputs[name].mean() for name in outputs}
+        """, 8, "`.mean()` on an entry of the dict of outputs a functional model gives as the first of its outputs",
+            proof=Proof(raises=("AttributeError", "object has no attribute 'mean'"))),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            inputs = tf.keras.Input((3,))
+            heads = {name: tf.keras.layers.Dense(1)(inputs) for name in ("a", "b")}
+            model = tf.keras.Model(inputs, (heads, tf.keras.layers.Dense(2)(inputs)))
+            outputs, aux = model(np.ones((4, 3), np.float32))
+            losses = {name: outputs[name].numpy().mean() for name in outputs}
+        """, "the entries of a functional model's dict of outputs converted with `.numpy()` first",
+            proof=Proof(check="assert sorted(losses) == ['a', 'b'] and losses['a'].shape == ()")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
             w = tf.Variable(np.ones((2, 2), np.float32))
             flat = w.reshape(-1)
         """, 5, "`.reshape` on a tf.Variable",
