@@ -317,6 +317,19 @@ def _paused_at(tape: Tape, node: ast.AST) -> bool:
     return any(inside(node, block) for block in _stop_recording_blocks(tape))
 
 
+def paused_at(tape: Tape, node: ast.AST) -> bool:
+    """Is `node` in a `with tape.stop_recording():` block of `tape`?"""
+    return _paused_at(tape, node)
+
+
+def store_owner(target: ast.expr) -> str | None:
+    """The object a store into an attribute or item changes (see `_store_owner`)."""
+    return _store_owner(target)
+
+
+MUTATORS = _MUTATORS
+
+
 def recorded_at(tape: Tape, site: CallSite) -> bool:
     return tape in site.tapes and not _paused_at(tape, site.node)
 

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
-from ...facts.dataflow import end_position, position
+from ...facts.dataflow import end_position, inside, position
 from ...model import Applicability, Severity
 from ...versions import VersionRange
 from ._fixes import movable, pure_call, run_after
@@ -19,6 +20,7 @@ from ...analysis.gradcalls import (
     recorded,
     tape_item_range_node,
 )
+from ...analysis.paths import MUTATORS, paused_at, recorded_at, store_owner
 from ...analysis.values import TENSOR, VARIABLE, values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
@@ -322,6 +324,67 @@ class TargetAfterBlock(Rule):
             saliency = tape.gradient(score, images)
         """, "a Python list indexed after the block: the same tensor, recorded",
             proof=Proof(check="assert saliency is not None")),
+        invalid("""
+            import tensorflow as tf
+
+            policy = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(2)])
+            state = tf.ones([1, 4])
+            log_probs = []
+            with tf.GradientTape() as tape:
+                for t in range(3):
+                    log_probs.append(tf.reduce_sum(policy(state)))
+            loss = -tf.add_n(log_probs)
+            grads = tape.gradient(loss, policy.trainable_variables)
+        """, 9, "a list the block filled with recorded tensors, summed after the block",
+            proof=Proof(check="assert all(g is None for g in grads)"),
+            fixed="""
+            import tensorflow as tf
+
+            policy = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(2)])
+            state = tf.ones([1, 4])
+            log_probs = []
+            with tf.GradientTape() as tape:
+                for t in range(3):
+                    log_probs.append(tf.reduce_sum(policy(state)))
+                loss = -tf.add_n(log_probs)
+            grads = tape.gradient(loss, policy.trainable_variables)
+        """, fixed_proof=Proof(check="assert all(g is not None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
+            class Linear(tf.Module):
+                def __init__(self):
+                    self.w = tf.zeros((2, 1))
+
+                def __call__(self, x):
+                    return x @ self.w
+
+            hyper = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(2)])
+            main = Linear()
+            with tf.GradientTape() as tape:
+                main.w = tf.reshape(hyper(tf.ones((1, 1))), (2, 1))
+            loss = tf.reduce_sum(main(tf.ones((3, 2))))
+            grads = tape.gradient(loss, hyper.trainable_variables)
+        """, 14, "a hypernetwork: the block stores a recorded tensor into an attribute, the loss reads it after "
+                 "the block (the move is unsafe: it calls the object's code under the tape)",
+            proof=Proof(check="assert all(g is None for g in grads)"),
+            fixed="""
+            import tensorflow as tf
+
+            class Linear(tf.Module):
+                def __init__(self):
+                    self.w = tf.zeros((2, 1))
+
+                def __call__(self, x):
+                    return x @ self.w
+
+            hyper = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(2)])
+            main = Linear()
+            with tf.GradientTape() as tape:
+                main.w = tf.reshape(hyper(tf.ones((1, 1))), (2, 1))
+                loss = tf.reduce_sum(main(tf.ones((3, 2))))
+            grads = tape.gradient(loss, hyper.trainable_variables)
+        """, fixed_proof=Proof(check="assert all(g is not None for g in grads)")),
     )
 
     @shares_findings
@@ -448,6 +511,8 @@ def _outside(call: GradCall, by_node, values) -> tuple[Origin, object] | None:
         if d.kind == "augassign" and source is None:
             # `loss += reg`: the old value of the target is part of the new one.
             source = connected(call.flow, ast.Name(id=d.name, ctx=ast.Load()), d.stmt, entry)
+        if source is None and d.kind in ("assign", "augassign") and _makes_op(origin.expr):
+            source = _state_recorded(call, origin.expr, d.stmt, entry)
         if source is not None:
             found.append((origin, source))
         elif d.kind == "assign" and _makes_op(origin.expr) and _from_a_source(call, origin.expr, d.stmt):
@@ -458,6 +523,63 @@ def _outside(call: GradCall, by_node, values) -> tuple[Origin, object] | None:
         return None
     found.sort(key=lambda pair: position(pair[0].d.stmt if pair[0].d else pair[0].expr))  # type: ignore[union-attr]
     return found[0]
+
+
+@dataclass(frozen=True)
+class _Recording:
+    """A statement of the block that recorded into an object's state (not a name's definition)."""
+
+    stmt: ast.stmt
+
+
+def _state_recorded(call: GradCall, expr: ast.expr, at: ast.stmt, entry) -> _Recording | None:
+    """`loss = tf.reduce_sum(tf.stack(memory))` after a block that filled `memory` with
+    `memory.append(policy(state))`, or `loss = tf.reduce_sum(main(x))` after one that stored
+    `main.w = tf.reshape(hyper(z), ...)`: the target is computed, after the block, from an object
+    the block put recorded tensors into (a container, an attribute or item of the object), which
+    no definition of a name describes. The statement of the block that did, or None."""
+    names = {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    block_end = end_position(entry.node)
+    for d in fast_slice(call.flow, expr, at):
+        if block_end <= d.position and d.value is not None:
+            names.update(n.id for n in d.names_used())
+    scope = call.site.scope
+    block = entry.node
+    for name in sorted(names):
+        for method in MUTATORS:
+            for site in scope.method_calls.get((name, method), ()):
+                if not (recorded_at(entry, site) and inside(site.node, block)):
+                    continue
+                args = [*site.node.args, *(k.value for k in site.node.keywords)]
+                if any(_makes_op(a) or connected(call.flow, a, site.node, entry) is not None for a in args):
+                    return _Recording(_statement_of(block, site.node))
+        for stmt in ast.walk(block):
+            if not isinstance(stmt, ast.Assign) or not _stmt_recorded(stmt, entry):
+                continue
+            owners = [store_owner(t) for t in stmt.targets if isinstance(t, (ast.Attribute, ast.Subscript))]
+            if not any(o is not None and (o == name or o.startswith(name + ".")) for o in owners):
+                continue
+            if _makes_op(stmt.value) or connected(call.flow, stmt.value, stmt, entry) is not None:
+                return _Recording(stmt)
+    return None
+
+
+def _stmt_recorded(stmt: ast.stmt, entry) -> bool:
+    """Is `stmt`, a statement of `entry`'s block, out of its `stop_recording()` blocks (and of the
+    functions and classes the block defines)?"""
+    for node in ast.walk(entry.node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) and inside(stmt, node):
+            return False
+    return not paused_at(entry, stmt)
+
+
+def _statement_of(block: ast.AST, node: ast.AST) -> ast.stmt:
+    """The innermost statement of `block` holding `node`."""
+    found = block
+    for stmt in ast.walk(block):
+        if isinstance(stmt, ast.stmt) and inside(node, stmt) and inside(stmt, found):
+            found = stmt
+    return found  # type: ignore[return-value]
 
 
 def _tensor_slices(call: GradCall, values) -> list[Origin]:
