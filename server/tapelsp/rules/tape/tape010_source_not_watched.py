@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
-from ...facts.dataflow import inside
+from ...facts.dataflow import inside, position
 from ...facts.names import dotted
 from ...model import Applicability, Severity
 from ...versions import VersionRange
@@ -15,7 +16,7 @@ from ...analysis.gradcalls import (
     watch_calls,
     watch_position,
 )
-from ...analysis.values import TENSOR, TF_VALUES, VARIABLE, Value, is_integer_dtype, values_for
+from ...analysis.values import NUMBER, TENSOR, TF_VALUES, VARIABLE, Value, is_integer_dtype, values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 _VARIABLE_LISTS = ("trainable_variables", "trainable_weights", "variables", "weights")
@@ -460,6 +461,62 @@ class SourceNotWatched(Rule):
             g = tape.gradient(out, probe.features)
         """, "an attribute a method sets while the tape records, from the model's variables",
             proof=Proof(check="assert g is not None")),
+        invalid("""
+            import tensorflow as tf
+
+            x = tf.constant([1.0, 2.0])
+            with tf.GradientTape() as tape:
+                y = tf.exp(x) * 2.0
+                z = tf.reduce_sum(y ** 2)
+            g = tape.gradient(z, y)
+        """, 7, "an intermediate computed in the block from a constant the tape never watches",
+            proof=Proof(check="assert g is None"),
+            fixed="""
+            import tensorflow as tf
+
+            x = tf.constant([1.0, 2.0])
+            with tf.GradientTape() as tape:
+                y = tf.exp(x) * 2.0
+                tape.watch(y)
+                z = tf.reduce_sum(y ** 2)
+            g = tape.gradient(z, y)
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            assert np.allclose(g.numpy(), 4.0 * np.exp([1.0, 2.0]))
+        """)),
+        invalid("""
+            import tensorflow as tf
+
+            def adapt(w0, xs, ys, steps=3, alpha=0.1):
+                w = w0
+                for _ in range(steps):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((xs @ w - ys) ** 2)
+                    g = tape.gradient(loss, w)
+                    w = w - alpha * g
+                return w
+
+            w = adapt(tf.Variable([[0.5], [0.5]]), tf.ones((4, 2)), tf.zeros((4, 1)))
+        """, 8, "functional fast weights: from the second step on the source is the tensor the loop computed",
+            proof=Proof(raises=("TypeError", "unsupported operand type(s) for *: 'float' and 'NoneType'")),
+            fixed="""
+            import tensorflow as tf
+
+            def adapt(w0, xs, ys, steps=3, alpha=0.1):
+                w = w0
+                for _ in range(steps):
+                    with tf.GradientTape() as tape:
+                        tape.watch(w)
+                        loss = tf.reduce_mean((xs @ w - ys) ** 2)
+                    g = tape.gradient(loss, w)
+                    w = w - alpha * g
+                return w
+
+            w = adapt(tf.Variable([[0.5], [0.5]]), tf.ones((4, 2)), tf.zeros((4, 1)))
+        """, fixed_proof=Proof(check="""
+            import numpy as np
+            assert np.allclose(w.numpy(), 0.108)
+        """)),
     )
 
     @shares_findings
@@ -475,6 +532,10 @@ class SourceNotWatched(Rule):
                     if is_integer_dtype(value.dtype):
                         continue  # integer sources: TAPE012
                     problem = _problem(value, watch_all, call, element.id, values)
+                    if problem is None and not value.is_(VARIABLE):
+                        carried = _carried_tensor(values, call, element.id)
+                        if carried is not None:
+                            problem, value = "carried", carried
                     if problem is None or watch_position(ctx.facts, call, element.id) is not False:
                         continue
                     self._report(ctx, call, element, value, problem)
@@ -516,6 +577,16 @@ class SourceNotWatched(Rule):
         elif problem == "computed":
             why = (f"`{text}` is a tensor computed before the tape `{call.name}` opened (made{made}), not a variable, "
                    f"and `{call.name}` never watches it: a tape watches only trainable tf.Variables on its own")
+        elif problem == "carried":
+            why = (f"`{text}` is, from the loop's second iteration on, the tensor computed after the tape's block "
+                   f"(made{made}), not a variable, and the tape `{call.name}` opened again never watches it: "
+                   "a tape watches only trainable tf.Variables on its own")
+        elif problem == "unwatched-inputs":
+            why = (f"`{text}` is computed in the block of `{call.name}` only from plain tensors and numbers that "
+                   f"`{call.name}` never watches (a tape records an op only when an input is watched or made by an "
+                   f"op it recorded): it recorded none of the ops that made `{text}`")
+            fix = (f"Call `{call.name}.watch(...)` on the tensors `{text}` is computed from at the start of the "
+                   f"`with` block, or `{call.name}.watch({text})` right after it is made.")
         elif problem == "non-trainable":
             why = (f"`{text}` is a tf.Variable created with trainable=False{made}: tapes do not watch "
                    "non-trainable variables on their own")
@@ -649,8 +720,125 @@ def _problem(value: Value, watch_all: bool | None, call: GradCall, name: str, va
         # not when computed from other tensors (which the tape may watch).
         made = value.data and all(_creation(values, d.value, call.site.scope) and d.value is value.origin
                                   for d in recorded)
-        return "constant" if made else None
+        if made:
+            return "constant"
+        return "unwatched-inputs" if _from_unwatched_data(values, call, name, call.node) else None
     return "constant" if value.data else "computed"
+
+
+def _carried_tensor(values, call: GradCall, name: str) -> Value | None:
+    """`w = w - alpha * gw` after the block, in the loop that opens the tape: from the second
+    iteration on the source is that tensor, which the new tape does not watch. The value of
+    the definition (certainly a tensor, not a variable), or None. A definition under a
+    condition inside the loop may not run: left alone."""
+    entry = call.entry
+    if entry is None:
+        return None
+    here = position(call.node)
+    for d in call.flow.reaching(name, call.node):
+        if d.kind not in ("assign", "augassign") or d.value is None or d.position <= here or d.recorded_by(entry):
+            continue
+        loops = [loop for loop in d.loops if inside(call.node, loop) and inside(entry.node, loop)]
+        if not loops:
+            continue
+        loop = loops[-1]
+        if any(inside(branch, loop) for branch, _arm in d.branches):
+            continue
+        if not isinstance(d.stmt, (ast.Assign, ast.AugAssign)):
+            continue
+        value = values.value(d.value, call.site.scope)
+        if is_integer_dtype(value.dtype):
+            continue
+        if value.is_(TENSOR):
+            return value
+        if value.kind == TENSOR and _tf_arithmetic(values, call, d):
+            return replace(value, certain=True)
+    return None
+
+
+def _tf_arithmetic(values, call: GradCall, d) -> bool:
+    """`w = w - alpha * gw` in a loop, `w` a variable at first and this tensor later (the value
+    model joins the two to a maybe-tensor): arithmetic with an operand that is, by every
+    definition reaching it, a tf.Variable or a tensor (or this very definition, on the loop's
+    earlier iterations) makes a tensor, or raises."""
+    expr = d.value
+    operands: list[ast.expr] = []
+    if isinstance(d.stmt, ast.AugAssign):
+        operands.append(d.stmt.target)
+    elif isinstance(expr, ast.BinOp):
+        operands.extend((expr.left, expr.right))
+    elif isinstance(expr, ast.UnaryOp):
+        operands.append(expr.operand)
+    scope = call.site.scope
+    for operand in operands:
+        if not isinstance(operand, ast.Name):
+            continue
+        defs = call.flow.reaching(operand.id, d.stmt)
+        others = [r for r in defs if r is not d]
+        if others and all(
+                values.definition(r, operand.id, scope).kind in TF_VALUES
+                and values.definition(r, operand.id, scope).certain for r in others):
+            return True
+    return False
+
+
+def _from_unwatched_data(values, call: GradCall, name: str, at: ast.AST, seen: set[int] | None = None) -> bool:
+    """Is every value `name` may hold at `at` computed inside the block only from tensors the
+    tape never watches (`y = x * 2.0` with `x = tf.constant(...)` and no `tape.watch(x)`)? A tape
+    records an op only when an input is watched (or computed from a watched one): such a
+    tensor is no more watched than its inputs, and its gradient is None. Library ops of tensors,
+    numbers and plain tensors only; a model, a layer, a variable or a user function anywhere
+    on the way may bring in what the tape watches."""
+    seen = seen if seen is not None else set()
+    defs = call.flow.reaching(name, at)
+    if not defs or len(seen) > 32:
+        return False
+    entry = call.entry
+    for d in defs:
+        if id(d) in seen:
+            continue
+        seen.add(id(d))
+        if d.kind != "assign" or d.value is None or not isinstance(d.stmt, ast.Assign) \
+                or not all(isinstance(t, ast.Name) for t in d.stmt.targets):
+            return False
+        if not d.recorded_by(entry):
+            return False
+        if not _data_ops(values, call, d.value, d.stmt, seen):
+            return False
+    return True
+
+
+def _data_ops(values, call: GradCall, expr: ast.expr, at: ast.stmt, seen: set[int]) -> bool:
+    """Is `expr` (in the block, at `at`) computed only from unwatched plain tensors and numbers?"""
+    if isinstance(expr, ast.Constant):
+        return True
+    if isinstance(expr, ast.BinOp):
+        return _data_ops(values, call, expr.left, at, seen) and _data_ops(values, call, expr.right, at, seen)
+    if isinstance(expr, ast.UnaryOp):
+        return _data_ops(values, call, expr.operand, at, seen)
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return all(_data_ops(values, call, e, at, seen) for e in expr.elts)
+    if isinstance(expr, ast.Call):
+        from ...analysis import library
+
+        qualname = values.facts.imports.resolve(expr.func)
+        api = library.api(qualname) if isinstance(qualname, str) and qualname.startswith("tensorflow.") else None
+        if api is None or api.kind != "tensor" or api.traced_fn or api.py_callback or api.has("creates"):
+            return False
+        return all(_data_ops(values, call, a, at, seen) for a in [*expr.args, *(k.value for k in expr.keywords)])
+    if isinstance(expr, ast.Name):
+        value = values.value(expr, call.site.scope)
+        if value.is_(NUMBER):
+            return True
+        defs = call.flow.reaching(expr.id, at)
+        if defs and all(d.recorded_by(call.entry) for d in defs):
+            return _from_unwatched_data(values, call, expr.id, at, seen)
+        if any(d.recorded_by(call.entry) for d in defs):
+            return False
+        # made before the block (or passed in): a plain tensor the tape never watches
+        return value.is_(TENSOR) and value.data and not is_integer_dtype(value.dtype) \
+            and watch_position(values.facts, call, expr.id) is False
+    return False
 
 
 def _creation(values, value: ast.expr | None, scope) -> bool:
