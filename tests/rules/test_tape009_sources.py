@@ -358,3 +358,29 @@ def test_while_loop_whose_body_is_differentiable_stays_silent():
                 loss = v + tf.reduce_sum(out)
             return tape.gradient(loss, w)
     """) == []
+
+
+def test_sources_kept_by_an_object_of_this_file_are_the_variables_it_was_given():
+    # `opt.params` is `model.trainable_variables`, stored by the class's __init__
+    # (bench/inject mutant of dev/pkg_195_built_mlp_params; TF 2.21 returns None for each).
+    source = """
+        import tensorflow as tf
+
+        class MomentumSGD:
+            def __init__(self, params, lr=0.05):
+                self.params = params
+                self.lr = lr
+
+            def step(self, grads):
+                for p, g in zip(self.params, grads):
+                    p.assign_sub(self.lr * g)
+
+        def fit(model, x, y):
+            opt = MomentumSGD(model.trainable_variables)
+            with tf.GradientTape() as tape:
+                loss = tf.round(tf.reduce_mean((model(x) - y) ** 2))
+            opt.step(tape.gradient(loss, opt.params))
+    """
+    assert _lines(source) == [16]
+    # Without the rounding: nothing to report.
+    assert _lines(source.replace("tf.round(", "(")) == []

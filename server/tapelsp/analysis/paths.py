@@ -375,6 +375,9 @@ def _roots(facts: Facts, flow: Flow, expr: ast.expr, at: ast.AST, depth: int) ->
         defs = flow.reaching(name, at)
         if defs:
             return _roots_from_defs(facts, flow, name, expr, defs, depth)
+        given = _constructor_argument(facts, flow, expr, at)
+        if given is not None:
+            return _roots(facts, flow, given[0], given[1], depth + 1)
         return (Root(name, False, expr),)
     if isinstance(expr, ast.Name):
         defs = flow.reaching(expr.id, at)
@@ -427,6 +430,55 @@ def _roots_from_defs(facts: Facts, flow: Flow, name: str, expr: ast.expr, defs: 
             continue
         return None
     return _unique(out)
+
+
+def _constructor_argument(facts: Facts, flow: Flow, expr: ast.Attribute, at: ast.AST) -> tuple[ast.expr, ast.stmt] | None:
+    """`opt.params` where `opt = MomentumSGD(model.trainable_variables)` (the one definition of
+    `opt` here) and the class of this file assigns `self.params` once, from a parameter of its
+    `__init__`: the argument the construction passes for it, and the construction's statement
+    (None when the object, the names of the argument or the attribute may have changed since)."""
+    if not isinstance(expr.value, ast.Name) or expr.attr.startswith("__"):
+        return None
+    defs = flow.reaching(expr.value.id, at)
+    if len(defs) != 1 or defs[0].kind != "assign" or not isinstance(defs[0].value, ast.Call) \
+            or _mutated(flow, expr.value.id):
+        return None
+    call, stmt = defs[0].value, defs[0].stmt
+    if not isinstance(call.func, ast.Name) or flow.definitions(call.func.id):
+        return None
+    cls = facts.classes.get(call.func.id)
+    if cls is None or cls.bases or cls.decorator_list:
+        return None  # a subclass may get the attribute from a base this file does not show
+    assigned = self_assignments(facts, cls, expr.attr)
+    init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if len(assigned) != 1 or not isinstance(assigned[0], ast.Name) or init is None:
+        return None
+    if not any(isinstance(n, ast.Assign) and n.value is assigned[0] for n in ast.walk(init)):
+        return None
+    positional = [a.arg for a in (*init.args.posonlyargs, *init.args.args)][1:]
+    param = assigned[0].id
+    if param not in positional and param not in [a.arg for a in init.args.kwonlyargs]:
+        return None
+    if any(isinstance(n, ast.Name) and n.id == param and isinstance(n.ctx, ast.Store) for n in ast.walk(init)):
+        return None
+    argument = None
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return None
+        if keyword.arg == param:
+            argument = keyword.value
+    if argument is None and param in positional:
+        index = positional.index(param)
+        if any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+            return None
+        argument = call.args[index] if index < len(call.args) else None
+    if argument is None:
+        return None
+    # The names the argument reads must hold at `at` what they held at the construction.
+    for node in ast.walk(argument):
+        if isinstance(node, ast.Name) and flow.reaching(node.id, at) != flow.reaching(node.id, stmt):
+            return None
+    return argument, stmt
 
 
 def _makes_one_tensor(qualname: str | None) -> bool:
