@@ -384,3 +384,26 @@ def test_sources_kept_by_an_object_of_this_file_are_the_variables_it_was_given()
     assert _lines(source) == [16]
     # Without the rounding: nothing to report.
     assert _lines(source.replace("tf.round(", "(")) == []
+
+
+def test_an_inner_tapes_jacobian_holds_no_variable_of_another_model():
+    # bench/inject mutant of dev/059: `decoder.predict` in the outer tape; the Jacobian of the
+    # encoder's code does not read the decoder, so the decoder's gradients are all None (TF 2.21).
+    source = """
+        import tensorflow as tf
+
+        encoder = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(3)])
+        decoder = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(8)])
+
+        def train_step(x):
+            params = encoder.trainable_variables + decoder.trainable_variables
+            with tf.GradientTape() as param_tape:
+                with tf.GradientTape() as jac_tape:
+                    jac_tape.watch(x)
+                    code = encoder(x)
+                jac = jac_tape.batch_jacobian(code, x)
+                recon = decoder.predict(code, verbose=0)
+                loss = tf.reduce_mean((recon - x) ** 2) + tf.reduce_mean(jac ** 2)
+            return param_tape.gradient(loss, params)
+    """
+    assert _lines(source, "TAPE008") == [14]

@@ -1053,6 +1053,11 @@ class Evaluator:
             if method in _ASSIGN_METHODS:
                 self.join(args, at)
                 return DEAD
+            if method in GRADIENT_METHODS and isinstance(func.value, ast.Name) \
+                    and any(t.name == func.value.id for t in self.facts.tapes_in(self.flow.scope)):
+                # An inner tape's gradient (`jac_tape.batch_jacobian(code, x)`): computed from the
+                # recorded ops of its target and from its sources only; the tape holds no variable.
+                return self.join(args, at)
         return self.call_user(node, args, at)
 
     def _keeps_variables(self, value: ast.AST | None) -> bool:
