@@ -8,6 +8,7 @@ from ...model import Severity
 from ...versions import VersionRange
 from ...analysis.gradcalls import (
     GradCall,
+    fast_slice,
     foreign_target,
     gradient_calls,
     mentions,
@@ -15,8 +16,9 @@ from ...analysis.gradcalls import (
     tape_item_range_node,
     watch_position,
 )
+from ...analysis.paths import DEAD, LIVE, Evaluator, Root, function_resolver, gradient_uses
 from ...analysis.reach import may_reach
-from ...analysis.values import NUMBER, TENSOR, VARIABLE, is_integer_dtype, values_for
+from ...analysis.values import LAYER, MODEL, NUMBER, TENSOR, VARIABLE, is_integer_dtype, values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 NO_GRADIENTS = "No gradients provided for any variable"
@@ -403,6 +405,89 @@ class ForwardBeforeTape(Rule):
             grads = tape.gradient(loss, model.trainable_variables)
         """, "a TD target from the same model before the tape, held fixed on purpose: not a term of the loss",
             proof=Proof(check="assert all(g is not None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
+            actor = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+            critic = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            s, s_next, r = tf.ones([4, 3]), tf.zeros([4, 3]), tf.ones([4, 1])
+            v = critic(s)
+            with tf.GradientTape(persistent=True) as tape:
+                td = r + 0.9 * tf.stop_gradient(critic(s_next)) - v
+                actor_loss = -tf.reduce_mean(tf.nn.log_softmax(actor(s)) * tf.stop_gradient(td))
+                critic_loss = tf.reduce_mean(td ** 2)
+            actor_grads = tape.gradient(actor_loss, actor.trainable_variables)
+            critic_grads = tape.gradient(critic_loss, critic.trainable_variables)
+        """, 6, "the model runs in the block too, but only under `tf.stop_gradient`: the value the critic's "
+                "loss is differentiated through ran before the tape",
+            proof=Proof(check="assert all(g is not None for g in actor_grads) and all(g is None for g in critic_grads)")),
+        invalid("""
+            import tensorflow as tf
+
+            encoder = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(2)])
+            decoder = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(4)])
+            optimizer = tf.keras.optimizers.Adam()
+            x = tf.ones([8, 4])
+            code = encoder(x)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(decoder(code) - x))
+            variables = encoder.trainable_variables + decoder.trainable_variables
+            grads = tape.gradient(loss, variables)
+        """, 7, "two models differentiated together, the first one run before the tape: only its gradients are None",
+            proof=Proof(check="assert grads[0] is None and grads[1] is None and grads[2] is not None")),
+        invalid("""
+            import tensorflow as tf
+
+            class Classifier(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.body = tf.keras.layers.Dense(4, activation="relu")
+                    self.head = tf.keras.layers.Dense(2)
+
+                def call(self, x):
+                    return self.head(self.body(x))
+
+                def gradients(self, x):
+                    h = self.body(x)
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean(tf.square(self.head(h)))
+                    return tape.gradient(loss, self.trainable_variables)
+
+            model = Classifier()
+            model(tf.ones([3, 2]))
+            grads = model.gradients(tf.ones([3, 2]))
+        """, 13, "a layer of the model called before the tape: its variables get None, the head's do not",
+            proof=Proof(check="assert grads[0] is None and grads[1] is None and grads[2] is not None")),
+        invalid("""
+            import tensorflow as tf
+
+            w = tf.Variable([0.5, -0.5])
+
+            def score(row):
+                return tf.reduce_sum(tf.tanh(row * w))
+
+            x = tf.ones([3, 2])
+            scores = tf.map_fn(score, x)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(scores - 1.0))
+            g = tape.gradient(loss, w)
+        """, 9, "a function mapped over the rows before the tape reads the variable",
+            proof=Proof(check="assert g is None")),
+        valid("""
+            import tensorflow as tf
+
+            policy = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+            value = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            obs, returns = tf.ones([4, 3]), tf.ones([4])
+            baseline = tf.squeeze(value(obs), 1)
+            with tf.GradientTape(persistent=True) as tape:
+                pg_loss = -tf.reduce_mean(tf.nn.log_softmax(policy(obs))[:, 0] * (returns - baseline))
+                v_loss = tf.reduce_mean((returns - tf.squeeze(value(obs), 1)) ** 2)
+            for loss, net in ((pg_loss, policy), (v_loss, value)):
+                grads = tape.gradient(loss, net.trainable_variables)
+                assert all(g is not None for g in grads)
+        """, "a baseline from before the tape used as a constant by one loss; each net runs in the tape for its own",
+            proof=Proof(check="assert grads")),
     )
 
     @shares_findings
@@ -412,7 +497,7 @@ class ForwardBeforeTape(Rule):
                 continue
             if foreign_target(call) is not None:
                 continue  # the target itself was recorded by another tape: TAPE017
-            found = self._models(ctx, call) or self._tensors(ctx, call)
+            found = self._models(ctx, call) or self._tensors(ctx, call) or self._unrecorded(ctx, call)
             if found is not None:
                 pre, message, related = found
                 ctx.report(pre.stmt, message, related=related)
@@ -462,6 +547,65 @@ class ForwardBeforeTape(Rule):
         ), [ctx.related(tape_item_range_node(entry), "the tape opens after this forward pass"),
             # Not the gradient call: it need not return None (OPT001 reads these ranges for that).
             ctx.related(use, f"`{pre.name}` added to the target")]
+
+    # --- what the gradient paths say: the target is dead only for want of recording ---------
+
+    def _unrecorded(self, ctx: Context, call: GradCall):
+        """The gradient paths (analysis/paths.py) find the target certainly DEAD for a source
+        root in what the tape recorded, and LIVE once the definitions before the block that
+        compute from the root are taken as recorded: those forward passes are why the gradient is
+        None, whatever else the block does with the model (calls it under `tf.stop_gradient`, or
+        for another target; other terms that reach other variables of the sources). A variable
+        of the sources that only such a forward pass reaches (a layer of `self` called before
+        the tape, the rest of the model in it) is asked the same question on its own."""
+        entry = call.entry
+        assert entry is not None
+        if call.binding.option("watch_accessed_variables") is False:
+            return None
+        lookup = values_for(ctx)
+        resolver = function_resolver(ctx.facts, ctx.project, ctx.path)
+        start = position(entry.node)
+        for use in gradient_uses(ctx.facts):
+            if use.call is not call.node or not use.roots:
+                continue
+            for root in use.roots:
+                if not root.owner:
+                    held = lookup.value(root.node, call.site.scope)
+                    if not (held.is_(VARIABLE) and held.trainable):
+                        continue  # a tensor: whether it is watched is TAPE010's question
+                found, part = _unrecorded_for(ctx, lookup, resolver, use, root, start), None
+                if found is None and root.owner:
+                    for candidate in _parts_called_before(lookup, use, root, start):
+                        found = _unrecorded_for(ctx, lookup, resolver, use, candidate, start)
+                        if found is not None:
+                            part = candidate
+                            break
+                if found is None:
+                    continue
+                where = f"`{ast.unparse(found.stmt).splitlines()[0][:80]}` runs on {ctx.where(found.stmt)}, before " \
+                        f"the tape `{call.name}` opened on {ctx.where(entry.node)}"
+                gradient = f"`{call.label()}({ast.unparse(use.target)}, {ast.unparse(use.sources)})` on " \
+                           f"{ctx.where(call.node)}"
+                tape_range = ctx.related(tape_item_range_node(entry), "the tape opens after this computation")
+                if part is not None:
+                    # Not the gradient call as one that gets None: the rest of its gradients are fine.
+                    return found, (
+                        f"{where}: the tape did not record this call of `{part.name}`, and no route it recorded "
+                        f"leads from `{part.name}` to `{ast.unparse(use.target)}`, so {gradient} returns None for "
+                        f"every variable of `{part.name}` (Keras warns \"Gradients do not exist for variables\" and "
+                        f"leaves them untrained) while the other variables of `{root.name}` get their gradients. "
+                        "Move this line into the `with` block."
+                    ), [tape_range]
+                source = root.name if root.owner else root.label
+                none_for = f"None for every variable of `{source}`" if root.owner else f"None for `{source}`"
+                consequence = f" (an optimizer given them raises \"{NO_GRADIENTS}\")" \
+                    if root.owner and len(use.roots) == 1 else ""
+                return found, (
+                    f"{where}: the tape did not record it, and no route it recorded leads from `{source}` to "
+                    f"`{ast.unparse(use.target)}`, so {gradient} returns {none_for}{consequence}. Move this line "
+                    "into the `with` block."
+                ), [tape_range, ctx.related(call.node, "the gradient call that gets None")]
+        return None
 
     # --- variables and watched tensors --------------------------------------------------
 
@@ -645,8 +789,6 @@ def _runs_through_helper(values, call: GradCall, d: Def, model: str) -> bool:
     given = any(dotted(a) == model for a in (*value.args, *(k.value for k in value.keywords)))
     if not given and not _module_function_reads(values.facts, call, value, model):
         return False
-    from ...analysis.paths import LIVE, Evaluator, Root
-
     evaluator = Evaluator(values.facts, call.flow, call.entry, Root(model, True, value), "touch", values=values)
     return evaluator.call_user(value, [*value.args, *(k.value for k in value.keywords)], d.stmt) == LIVE and \
         not evaluator.maybe_cuts
@@ -844,3 +986,76 @@ def _transform_of(lookup, d: Def, name: str) -> str:
                 and lookup.value(node, lookup.scope_at(node)).kind not in _DEFERRED_KINDS:
             return dotted(node.func)
     return "fn"
+
+
+class _Moved(Evaluator):
+    """The recorded-mode evaluator, with some definitions before the block taken as recorded:
+    what the tape would see had those lines run inside it."""
+
+    moved: frozenset[int] = frozenset()
+
+    def _define(self, d: Def, name: str) -> int:
+        if id(d) not in self.moved or self.all_recorded:
+            return super()._define(d, name)
+        self.all_recorded = True
+        try:
+            return super()._define(d, name)
+        finally:
+            self.all_recorded = False
+
+
+def _unrecorded_for(ctx: Context, lookup, resolver, use, root: Root, start) -> Def | None:
+    """The first definition before the block that computes, from `root`, a value the target
+    reads, when the target is certainly DEAD for `root` as recorded and LIVE with those
+    definitions recorded."""
+    def evaluator(cls=Evaluator, **options):
+        return cls(ctx.facts, use.flow, use.tape, root, "recorded", resolve_function=resolver, values=lookup,
+                   **options)
+
+    actual = evaluator()
+    if actual.target(use.target, use.call, use.recorded) != DEAD or actual.maybe_cuts:
+        return None
+    before = [d for d in fast_slice(use.flow, use.target, use.call)
+              if d.position < start and not d.recorded_by(use.tape) and d.value is not None
+              and d.kind in ("assign", "augassign") and not _deferred(lookup, d)]
+    if not before:
+        return None
+    everything = evaluator(all_recorded=True)
+    pre = [d for d in before if everything.value(d.value, d.stmt) == LIVE]
+    if not pre or not all(lookup.value(d.value, lookup.scope_at(d.value)).is_(TENSOR) for d in pre):
+        # Only a tensor computed before the block is a constant to the tape for certain; an
+        # object the value model does not know (`dist.copy()` of a TFP distribution) may keep
+        # the variable and read it in the block.
+        return None
+    moved = evaluator(_Moved)
+    moved.moved = frozenset(id(d) for d in pre)
+    if moved.target(use.target, use.call, use.recorded) != LIVE:
+        return None
+    return min(pre, key=lambda d: d.position)
+
+
+def _parts_called_before(lookup, use, root: Root, start) -> list[Root]:
+    """`self.body(x)` before the block, the gradient asked for `self.trainable_variables`: the
+    layers and models held in attributes of the (Keras) model `root` that a definition before
+    the block calls; each holds some of the root's variables."""
+    base = root.node.value if isinstance(root.node, ast.Attribute) and root.node.attr in _VARIABLE_LISTS \
+        else root.node
+    owner = lookup.value(base, use.site.scope)
+    if not owner.certain or owner.kind not in (MODEL, LAYER):
+        return []
+    parts: list[Root] = []
+    seen: set[str] = set()
+    for d in fast_slice(use.flow, use.target, use.call):
+        if d.position >= start or d.recorded_by(use.tape) or d.value is None:
+            continue
+        for node in ast.walk(d.value):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            name = dotted(node.func)
+            if name is None or dotted(node.func.value) != root.name or name in seen:
+                continue
+            held = lookup.value(node.func, lookup.scope_at(node))
+            if held.certain and held.kind in (MODEL, LAYER):
+                seen.add(name)
+                parts.append(Root(name, True, node.func))
+    return parts
