@@ -491,11 +491,8 @@ def _alias_like(expr: ast.expr) -> bool:
 
 def recorded(d: Def, tape: Tape) -> bool:
     """Is the statement of `d` recorded by the tape object of `tape` (this block or a
-    re-entry with the same name), and not paused by its `stop_recording()`? A block that
-    encloses `tape`'s own block is another tape object, even under the same name (`with
-    tf.GradientTape() as tape:` nested in one that binds `tape` too)."""
-    return any(t.name == tape.name and t.scope is tape.scope and not _encloses(t, tape) and d.recorded_by(t)
-               for t in d.tapes)
+    re-entry with the same name), and not paused by its `stop_recording()`?"""
+    return any(t.name == tape.name and t.scope is tape.scope and d.recorded_by(t) for t in d.tapes)
 
 
 def in_foreign_tape(d: Def, tape: Tape) -> Tape | None:
