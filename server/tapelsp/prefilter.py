@@ -8,8 +8,12 @@ names (`backprop.GradientTape`, `def_function.function`), and for rules that fol
 names into other modules of the project (FUNC009, TAPE006/010/015), the file being
 checked, which is where the finding is reported.
 
-So a rule none of whose triggers is in the text is not run, and a file that no enabled
-rule can fire on is not even parsed. A file that mentions TensorFlow at all is always
+So a rule none of whose triggers is in the text finds nothing there, and a file that no
+enabled rule can fire on is not even parsed. Searching a text for a trigger it lacks reads the
+whole text, which for most rules costs more than running the rule where its facts are missing
+(a tape rule in a file without a tape): those rules are `cheap_without_triggers`, and their
+triggers are searched for only to decide whether a file needs the facts pass at all; every
+other rule runs only where one of its triggers is. A file that mentions TensorFlow at all is always
 parsed while TL001 is enabled, so its syntax errors are reported; when no rule has a
 trigger in it, that is all that is done with it (no facts pass). Rules that declare no
 triggers (the probe's RT rules, which report nothing statically) run only next to a
@@ -78,10 +82,29 @@ def may_fire(text: str, triggers: Sequence[str]) -> bool:
 
 
 def rules_to_run(text: str, rules: Sequence[R]) -> list[R]:
-    """The rules that can find something in `text`, in their order."""
+    """The rules to run on `text`, in their order: those that can find something in it.
+
+    A rule that is `cheap_without_triggers` is not searched for: it runs whenever the text gets
+    a facts pass anyway (another rule's trigger is in it), and finds nothing where its own
+    triggers are absent. Only when no other rule's trigger is in the text are its triggers
+    searched, to tell whether the facts pass is needed at all."""
     answers, inner = _answers(text), _all_triggers(rules)
-    return [rule for rule in rules  # type: ignore[attr-defined]
-            if not rule.triggers or any(_contains(text, t, answers, inner) for t in rule.triggers)]
+    run: list[bool] = []
+    searched = False  # a rule whose triggers were searched for (and found) runs
+    for rule in rules:
+        if not rule.triggers:  # type: ignore[attr-defined]
+            run.append(True)
+        elif rule.cheap_without_triggers:  # type: ignore[attr-defined]
+            run.append(False)  # decided below
+        elif any(_contains(text, t, answers, inner) for t in rule.triggers):  # type: ignore[attr-defined]
+            run.append(True)
+            searched = True
+        else:
+            run.append(False)
+    cheap = searched or any(any(_contains(text, t, answers, inner) for t in rule.triggers)  # type: ignore[attr-defined]
+                            for rule in rules if rule.triggers and rule.cheap_without_triggers)  # type: ignore[attr-defined]
+    return [rule for rule, chosen in zip(rules, run)
+            if chosen or cheap and rule.triggers and rule.cheap_without_triggers]  # type: ignore[attr-defined]
 
 
 def _all_triggers(rules: Sequence[R]) -> dict[str, tuple[str, ...]]:

@@ -90,7 +90,27 @@ def test_only_the_rules_with_a_trigger_in_the_file_run(monkeypatch):
     source = "import tensorflow as tf\n\ndef f(x):\n    return tf.map_fn(lambda v: v * 2, x)\n"
     found = tapelsp.check_source(source, "a.py")
     assert [v.code for v in found] == ["MAP002"]
-    assert "MAP002" in ran and not any(code.startswith("TAPE") for code in ran)
+    searched = {rule.code for rule in all_rules() if rule.triggers and not rule.cheap_without_triggers}
+    # A rule whose triggers are searched for runs only where one is: no tape rule of those.
+    assert "MAP002" in ran and "TAPE001" in searched and not searched & {"TAPE001", "TAPE002", "TAPE005"} & set(ran)
+    # The cheap ones run on every file that gets a facts pass, their triggers present or not.
+    assert {"TAPE012", "TNS001", "FUNC005"} <= set(ran)
+
+
+def test_cheap_rules_run_without_their_triggers_only_where_the_facts_pass_runs_anyway():
+    rules = engine.enabled_rules(Settings(), None, Settings().targets())
+    cheap = {rule.code for rule in rules if rule.triggers and rule.cheap_without_triggers}
+    assert {"MAP002", "TNS001", "FUNC005"} <= cheap and "TAPE011" not in cheap
+
+    def chosen(text):
+        return {rule.code for rule in prefilter.rules_to_run(text, rules) if rule.triggers}
+
+    # `Variable` is searched for (TAPE011): every cheap rule runs beside it.
+    assert chosen("import tensorflow as tf\nv = tf.Variable(1.0)\n") == cheap | {"TAPE011"}
+    # Only a cheap rule's trigger (`map_fn`): the cheap rules, and none whose triggers are searched.
+    assert chosen("import tensorflow as tf\ny = tf.map_fn(f, x)\n") == cheap
+    # No trigger at all: no rule that looks at code (the engine then builds no facts).
+    assert chosen("import tensorflow as tf\nprint(tf.__version__)\n") == set()
 
 
 @pytest.mark.parametrize("source", [

@@ -176,6 +176,11 @@ class Rule:
     tensorflow: ClassVar[VersionRange] = VersionRange("")
     # Substrings one of which a file must contain for the rule to find anything.
     triggers: ClassVar[tuple[str, ...]] = ()
+    # True for a rule that costs less to run on a file without its triggers than searching the
+    # text for them: it starts from facts such a file lacks (no tape, no `map_fn` call...). Its
+    # triggers are then not searched for in a file that gets a facts pass anyway; it runs there
+    # and finds nothing (prefilter.py).
+    cheap_without_triggers: ClassVar[bool] = False
     examples: ClassVar[tuple[Example, ...]] = ()
     fixable: ClassVar[bool] = False
 

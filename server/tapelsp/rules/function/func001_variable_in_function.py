@@ -65,6 +65,7 @@ class VariableInFunction(Rule):
     summary = "tf.Variable created inside a tf.function body on every call"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("Variable", "variable")
     fixable = True
     examples = (

@@ -58,6 +58,7 @@ class LayerInFunction(Rule):
     summary = "Keras layer, model or metric constructed inside a tf.function body on every trace"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("Layer", "layers", "Sequential", "Model", "applications", "metrics")
     fixable = True
     examples = (

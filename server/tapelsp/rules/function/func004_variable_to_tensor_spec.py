@@ -64,6 +64,7 @@ class VariableToTensorSpec(Rule):
     summary = "A tf.Variable passed through an input_signature TensorSpec, then differentiated as a variable"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("input_signature",)
     examples = (
         invalid("""

@@ -100,6 +100,7 @@ class NumpyInFunction(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     # `.astype(`, `.reshape(`... : the NumPy array methods a tf.Tensor does not have (the table's numpy_only).
+    cheap_without_triggers = True
     triggers = ("numpy", "np.", "constant", *_NUMPY_METHOD_CALLS)
     fixable = True
     examples = (

@@ -72,6 +72,7 @@ class KerasEndpointInFunction(Rule):
     summary = "Keras `Model.predict`/`fit`/`evaluate` called inside a tf.function"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("predict", "fit", "evaluate", "train_on_batch", "test_on_batch")
     fixable = True
     examples = (

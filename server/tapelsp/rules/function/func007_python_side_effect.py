@@ -91,6 +91,7 @@ class PythonSideEffect(Rule):
     summary = "Python side effect in a tf.function body runs only while tracing"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = (".function", "import function", ".map(", ".filter(", ".flat_map(", ".interleave(", ".reduce(",
                 "train_step", "test_step", "predict_step")
     fixable = True

@@ -98,6 +98,7 @@ class PythonRandomness(Rule):
     summary = "NumPy/Python randomness or clock in a tf.function body is frozen at trace time"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("random", "time", "datetime", "uuid")
     fixable = True
     examples = (

@@ -84,6 +84,7 @@ class RetracingPythonScalar(Rule):
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
     # A tf.function here, or a loop that may call one imported from another module.
+    cheap_without_triggers = True
     triggers = (".function", "import function", "for ", "while ")
     fixable = True
     examples = (

@@ -60,6 +60,7 @@ class TfFunctionPerCall(Rule):
     summary = "tf.function created inside a loop or on every call retraces every time"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = (".function", "import function")
     examples = (
         invalid("""

@@ -68,6 +68,7 @@ class PythonIteratorNext(Rule):
     summary = "next() on a Python iterator inside a tf.function returns the same element on every call"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("next(",)
     examples = (
         invalid("""

@@ -71,6 +71,7 @@ class LeakedTensor(Rule):
     summary = "A tensor of a tf.function's graph stored in a global, an attribute or an outer container"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("function", "_step")  # a tf.function, or a Keras train_step / test_step / predict_step
     examples = (
         invalid("""

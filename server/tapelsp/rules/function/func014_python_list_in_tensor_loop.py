@@ -55,6 +55,7 @@ class PythonListInTensorLoop(Rule):
     summary = "A Python list appended to in a loop AutoGraph converts to tf.while_loop"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("append", "extend", "insert", "+=")
     examples = (
         invalid("""

@@ -81,6 +81,7 @@ class PythonControlFlowOnTensor(Rule):
     summary = "Python control flow on a tensor that a tf.function trace cannot convert"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("function", "def call")  # a tf.function, or a Keras layer's call
     examples = (
         invalid("""

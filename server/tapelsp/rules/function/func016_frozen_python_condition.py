@@ -66,6 +66,7 @@ class FrozenPythonCondition(Rule):
     summary = "A tf.function branches on Python state that changes between calls: decided once, at trace time"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("function",)
     examples = (
         invalid("""

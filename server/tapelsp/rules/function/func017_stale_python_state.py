@@ -67,6 +67,7 @@ class StalePythonState(Rule):
     summary = "tf.function reads an attribute or a dict item that changes between its calls: the traced value stays"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = (".function", "import function")
     examples = (
         invalid("""

@@ -72,6 +72,7 @@ class CallOutsideSignature(Rule):
     summary = "A tf.function with an input_signature, or a concrete function, called with an argument it does not accept"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("input_signature", "get_concrete_function")
     examples = (
         invalid("""

@@ -51,6 +51,7 @@ class RecursiveTfFunction(Rule):
     summary = "A tf.function that calls itself: it never finishes tracing with tensors, and traces once per depth with Python values"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("function",)
     examples = (
         invalid("""

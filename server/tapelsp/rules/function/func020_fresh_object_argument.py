@@ -46,6 +46,7 @@ class FreshObjectArgument(Rule):
     summary = "A tf.function called with a new Python object each time traces again on every call"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.9")
+    cheap_without_triggers = True
     triggers = ("function",)
     examples = (
         invalid("""

@@ -75,6 +75,7 @@ class V1ControlFlowUnderTape(Rule):
     name = "v1-control-flow-under-tape"
     summary = "A GradientTape over map_fn/scan/foldl/while_loop with v1 graph control flow active"
     severity = Severity.ERROR
+    cheap_without_triggers = True
     triggers = ("map_fn", "scan", "foldl", "foldr", "while_loop")
     examples = (
         invalid("""

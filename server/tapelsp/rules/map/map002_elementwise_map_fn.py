@@ -72,6 +72,7 @@ class ElementwiseMapFn(Rule):
     name = "elementwise-map-fn"
     summary = "tf.map_fn over an elementwise function instead of the vectorized op"
     severity = Severity.WARNING
+    cheap_without_triggers = True
     triggers = ("map_fn",)
     fixable = True
     examples = (

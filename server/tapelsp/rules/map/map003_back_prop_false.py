@@ -56,6 +56,7 @@ class BackPropFalse(Rule):
     name = "back-prop-false"
     summary = "back_prop=False on a loop that a gradient is taken through"
     severity = Severity.WARNING
+    cheap_without_triggers = True
     triggers = ("back_prop",)
     examples = (
         invalid("""

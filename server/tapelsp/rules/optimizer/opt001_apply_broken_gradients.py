@@ -63,6 +63,7 @@ class ApplyBrokenGradients(Rule):
     summary = "apply_gradients with gradients from a tape.gradient call that returns None"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("apply_gradients", ".apply(")
     examples = (
         invalid("""

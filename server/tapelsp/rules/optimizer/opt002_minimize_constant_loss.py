@@ -63,6 +63,7 @@ class MinimizeConstantLoss(Rule):
     summary = "optimizer.minimize given a loss computed before the call"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("minimize",)
     examples = (
         invalid("""

@@ -48,6 +48,7 @@ class PredictInTape(Rule):
     summary = "model.predict / predict_on_batch / K.eval on the differentiable path inside a GradientTape"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("predict", "eval(")
     fixable = True
     examples = (

@@ -51,6 +51,7 @@ class IntegerSource(Rule):
     summary = "The gradient source has an integer dtype"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("GradientTape", "minimize")
     fixable = True
     examples = (

@@ -45,6 +45,7 @@ class AssignInTape(Rule):
     summary = "The target reads a variable that was assigned from the sources inside the tape"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("assign", "apply_gradients", "minimize", ".apply(", "set_weights")
     examples = (
         invalid("""

@@ -44,6 +44,7 @@ class NumpyFunctionInTape(Rule):
     summary = "tf.numpy_function / py_func on the differentiable path inside a GradientTape"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("numpy_function", "py_func")
     examples = (
         invalid("""

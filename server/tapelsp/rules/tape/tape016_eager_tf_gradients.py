@@ -58,6 +58,7 @@ class EagerTfGradients(Rule):
     summary = "tf.gradients / K.gradients called eagerly in TensorFlow 2"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("gradients",)
     examples = (
         invalid("""

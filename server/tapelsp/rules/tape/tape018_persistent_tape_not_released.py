@@ -53,6 +53,7 @@ class PersistentTapeNotReleased(Rule):
     summary = "A persistent GradientTape in a loop is never released with `del`"
     severity = Severity.INFORMATION
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("persistent",)
     examples = (
         invalid("""

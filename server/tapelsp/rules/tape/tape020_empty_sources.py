@@ -67,6 +67,7 @@ class EmptySources(Rule):
     summary = "gradient sources taken from a model before it is built, or from a TFP object that holds no variable"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("trainable_variables", "trainable_weights", "variables", "weights")
     examples = (
         invalid("""

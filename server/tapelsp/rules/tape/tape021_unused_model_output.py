@@ -58,6 +58,7 @@ class UnusedModelOutput(Rule):
     summary = "Layers the loss never reaches (another output's head, a sub-layer switched off) get None gradients"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = ("GradientTape", "Model(")
     examples = (
         invalid("""

@@ -58,6 +58,7 @@ class NumpyMethodOnTensor(Rule):
     summary = "a NumPy array method called on an eager tf.Tensor"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
+    cheap_without_triggers = True
     triggers = tuple(f".{name}(" for name in sorted(_METHODS))
     examples = (
         invalid("""
