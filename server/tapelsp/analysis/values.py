@@ -1790,8 +1790,8 @@ class ValueModel:
         sites = self.facts.calls if instance_call else [site for name in names for site in by_name.get(name, ())]
         for site in sites:
             func = site.node.func
-            if instance_call and not isinstance(func, (ast.Name, ast.Attribute)):
-                continue
+            if instance_call and (site.qualname is not None or not isinstance(func, (ast.Name, ast.Attribute))):
+                continue  # a library's function (resolved through the imports) is no object of this file
             value = self.value(func, site.scope)
             if self._runs(value, function, cls):
                 result.append((site.node, site.scope, cls is not None and value.kind in (METHOD, CLASS) or (

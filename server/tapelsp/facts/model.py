@@ -121,7 +121,7 @@ class Tape:
         return found
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class CallSite:
     node: ast.Call
     qualname: str | None  # canonical, when the callee is a tracked library object
