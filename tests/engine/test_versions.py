@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from importlib import metadata
 
 import pytest
@@ -56,19 +57,30 @@ def test_explicit_targets_win_over_settings() -> None:
 # --- where the target version comes from ----------------------------------------------------
 
 @pytest.fixture
-def fake_metadata(monkeypatch: pytest.MonkeyPatch):
-    """Pretend these distributions are installed (importlib.metadata only, no TensorFlow)."""
-    installed: dict[str, str] = {}
+def fake_metadata(monkeypatch: pytest.MonkeyPatch, tmp_path):
+    """Pretend these distributions are installed: sys.path is one folder holding a
+    `NAME-VERSION.dist-info` folder for each (metadata only, no TensorFlow)."""
+    class Folder(dict):
+        def __setitem__(self, name: str, version: str) -> None:
+            super().__setitem__(name, version)
+            (tmp_path / f"{name.replace('-', '_')}-{version}.dist-info").mkdir()
+            (tmp_path / f"{name.replace('-', '_')}-{version}.dist-info" / "METADATA").write_text(
+                f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
 
-    def version(name: str) -> str:
-        if name in installed:
-            return installed[name]
-        raise metadata.PackageNotFoundError(name)
+        def update(self, other) -> None:
+            for name, version in dict(other).items():
+                self[name] = version
 
-    monkeypatch.setattr(versions.metadata, "version", version)
-    installed_version.cache_clear()
+    installed = Folder()
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    _clear()
     yield installed
+    _clear()
+
+
+def _clear() -> None:
     installed_version.cache_clear()
+    versions._metadata_directories.cache_clear()
 
 
 def test_configuration_wins(fake_metadata: dict) -> None:
@@ -98,16 +110,43 @@ def test_default_when_nothing_is_installed(fake_metadata: dict) -> None:
     assert targets.keras is None and targets.tensorflow_probability is None
 
 
-def test_broken_metadata_falls_through(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(name: str) -> str:
-        raise OSError("corrupt METADATA")
-
-    monkeypatch.setattr(versions.metadata, "version", broken)
-    installed_version.cache_clear()
+def test_broken_metadata_falls_through(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    # An egg-info folder does not say its version: its metadata is asked, and here it is broken.
+    (tmp_path / "tensorflow.egg-info").mkdir()
+    (tmp_path / "tensorflow.egg-info" / "PKG-INFO").write_bytes(b"\xff\xfe not metadata")
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    _clear()
     try:
         assert resolve_targets().origin == "default"
     finally:
-        installed_version.cache_clear()
+        _clear()
+
+
+def test_an_egg_info_folder_is_read_through_its_metadata(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    (tmp_path / "tensorflow_gpu.egg-info").mkdir()
+    (tmp_path / "tensorflow_gpu.egg-info" / "PKG-INFO").write_text(
+        "Metadata-Version: 1.1\nName: tensorflow-gpu\nVersion: 2.4.1\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    _clear()
+    try:
+        assert installed_version("tensorflow") == "2.4.1"
+    finally:
+        _clear()
+
+
+def test_the_folder_names_say_what_importlib_metadata_says_here() -> None:
+    """On this environment's real installs (the test extra installs TensorFlow, Keras, TFP)."""
+    _clear()
+    names = ["tensorflow-cpu", "tf-keras", "keras", "tensorflow-probability", "numpy", "jedi", "libcst",
+             "pygls", "pytest", "no-such-distribution-here"]
+    for name in names:
+        try:
+            expected = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            expected = None
+        assert installed_version(name) == expected, name
+    assert installed_version("tensorflow-cpu") is not None
+    _clear()
 
 
 def test_resolving_targets_never_imports_tensorflow() -> None:

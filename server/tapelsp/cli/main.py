@@ -22,7 +22,7 @@ from .report import render
 from .resolve import Resolver
 from .cache import DIRECTORY as CACHE_DIRECTORY, ResultCache, salt as cache_salt
 from .progress import Progress, wanted as progress_wanted
-from .run import Job, check_keyed, run_jobs
+from .run import Job, check_keyed, run_jobs, start_workers_early
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -184,8 +184,12 @@ def _check_stdin(options: Options, resolver: Resolver) -> list[FileResult]:
 
 
 def _check_paths(options: Options, resolver: Resolver) -> list[FileResult]:
-    files = collect(options.paths or (".",), resolver)
     cache = None if options.no_cache else ResultCache.open(options.cache_dir or CACHE_DIRECTORY)
+    if (cache is None or not cache.entries) and any(os.path.isdir(p) for p in options.paths or (".",)):
+        # A directory and no results to reuse: the workers will be needed. They start now and
+        # import the engine while this process finds the files.
+        start_workers_early(options.jobs or default_jobs())
+    files = collect(options.paths or (".",), resolver)
     jobs = []
     for path in files:
         settings = resolver.settings_for(path)

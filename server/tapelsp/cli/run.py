@@ -133,11 +133,48 @@ def _load_engine() -> None:
     all_rules()
 
 
-def _start_worker() -> None:
+def _start_worker(load: bool = False) -> None:
     # What the parent imported is shared copy-on-write after fork: keep the collector off it,
     # and collect rarely (see _counted).
     gc.freeze()
     gc.disable()
+    if load:  # started early (start_workers_early): the parent has not imported the engine
+        _load_engine()
+        gc.freeze()
+
+
+def _ready() -> None:
+    """A task that does nothing: submitting it makes the pool start its processes."""
+
+
+# Workers started before the files were found (start_workers_early), and how many.
+_early: list[Any] = []
+
+
+def start_workers_early(workers: int) -> None:
+    """Start `workers` worker processes now, each importing the engine itself, while this
+    process is still finding the files to check: the imports then cost no time of their own.
+    The next `iter_jobs` that plans as many workers takes them; one that plans another number
+    stops them. For a run that will have many files to check (a directory, no results cache)."""
+    if workers <= 1 or _early:
+        return
+    try:
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker, initargs=(True,))
+        pool.submit(_ready)  # with fork, the first task starts every process of the pool
+    except (OSError, RuntimeError, ValueError):
+        return
+    _early.extend((pool, workers))
+
+
+def _take_early(workers: int) -> ProcessPoolExecutor | None:
+    if not _early:
+        return None
+    pool, count = _early
+    _early.clear()
+    if count == workers:
+        return pool
+    pool.shutdown(wait=False, cancel_futures=True)
+    return None
 
 
 _done_in_worker = 0
@@ -166,10 +203,12 @@ def run_jobs(jobs: list[J], max_workers: int, work: Callable[[J], R] = check_job
 def iter_jobs(jobs: list[J], max_workers: int, work: Callable[[J], R] = check_job,  # type: ignore[assignment]
               progress: Callable[[int], None] | None = None) -> Iterator[R]:
     workers = plan_workers(len(jobs), max_workers)
+    early = _take_early(workers)
     if workers > 1:
-        _load_engine()
+        if early is None:
+            _load_engine()
         try:
-            results = _in_workers(jobs, workers, work, progress)
+            results = _in_workers(jobs, workers, work, progress, early)
         except (BrokenProcessPool, OSError, RuntimeError):
             results = None  # no processes to be had here: do the work ourselves
         if results is not None:
@@ -184,13 +223,15 @@ def iter_jobs(jobs: list[J], max_workers: int, work: Callable[[J], R] = check_jo
 
 
 def _in_workers(jobs: list[J], workers: int, work: Callable[[J], R],
-                progress: Callable[[int], None] | None) -> list[R]:
+                progress: Callable[[int], None] | None, pool: ProcessPoolExecutor | None = None) -> list[R]:
     from functools import partial
 
     size = max(1, min(CHUNK_FILES, len(jobs) // (workers * 4)))
     chunks = [jobs[start:start + size] for start in range(0, len(jobs), size)]
     results: list[R] = []
-    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker) as pool:
+    if pool is None:
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_start_worker)
+    with pool:
         for done in pool.map(partial(_run_chunk, work), chunks):
             results.extend(done)
             if progress is not None:
