@@ -140,6 +140,8 @@ class Cut:
     value: ast.AST | None  # the differentiable input that is cut
     # Where the cut really is when that is in another module of the project ("losses.py line 7").
     remote: str | None = None
+    # An op that stops the gradient on purpose (`tf.stop_gradient`), not one that has none.
+    deliberate: bool = False
 
 
 @dataclass(eq=False)
@@ -1020,9 +1022,10 @@ class Evaluator:
 
     # -- calls --
 
-    def cut(self, kind: str, node: ast.AST, what: str, value: ast.AST | None, status: int) -> None:
+    def cut(self, kind: str, node: ast.AST, what: str, value: ast.AST | None, status: int,
+            deliberate: bool = False) -> None:
         if status == LIVE:
-            self.cuts.setdefault(id(node), Cut(kind, node, what, value))
+            self.cuts.setdefault(id(node), Cut(kind, node, what, value, deliberate=deliberate))
             self.touched.append(id(node))
         elif status == MAYBE:
             self.maybe_cuts += 1
@@ -1131,7 +1134,7 @@ class Evaluator:
             return DEAD
         if grad == "stop":
             status = self.join(args[:1], at)
-            self.cut(NONDIFF, node, f"`{short}`", first, status)
+            self.cut(NONDIFF, node, f"`{short}`", first, status, deliberate=True)
             return DEAD
         if grad == "no":
             status = self.join(args, at)
@@ -1878,12 +1881,15 @@ def analyse(facts: Facts, project: Any = None, path: str | None = None, targets:
     return results
 
 
-def cuts_of(ctx, kind: str) -> list[tuple[PathResult, Cut]]:
+def cuts_of(ctx, kind: str, keep: Callable[[PathResult], bool] | None = None) -> list[tuple[PathResult, Cut]]:
     """(result, cut) pairs of one kind, for results where every route is cut, and for cuts
-    that make a whole term of a live target constant (`lost_term`); one per cut node."""
+    that make a whole term of a live target constant (`lost_term`); one per cut node; only
+    results `keep` accepts, when given."""
     out: list[tuple[PathResult, Cut]] = []
     seen: set[int] = set()
     for result in analyse(ctx.facts, ctx.project, ctx.path, ctx.targets):
+        if keep is not None and not keep(result):
+            continue
         found_cuts = result.cuts if result.cut_everywhere else result.lost
         for found in found_cuts:
             if found.kind == kind and id(found.node) not in seen:
@@ -1891,6 +1897,14 @@ def cuts_of(ctx, kind: str) -> list[tuple[PathResult, Cut]]:
                 out.append((result, found))
     out.sort(key=lambda pair: position(pair[1].node))
     return out
+
+
+def detached_on_purpose(result: PathResult) -> bool:
+    """Does a whole object's variables (`critic.trainable_variables`) reach the target only
+    through `tf.stop_gradient`? The program then detaches that network from this target on
+    purpose (a critic's value, a target network's), and asking the target's gradient for its
+    variables is the slip, a wrong variable list (TAPE015), not the cut (TAPE009)."""
+    return result.cut_everywhere and result.root.owner and all(cut.deliberate for cut in result.cuts)
 
 
 def lost_term(result: PathResult, cut: Cut) -> bool:

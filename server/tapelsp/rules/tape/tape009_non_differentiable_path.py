@@ -4,7 +4,7 @@ import ast
 
 from ...model import Severity
 from ...versions import VersionRange
-from ...analysis.paths import NONDIFF, cuts_of, gradient_phrase
+from ...analysis.paths import NONDIFF, cuts_of, detached_on_purpose, gradient_phrase
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 from . import _keras
 from ._parts import part_cuts
@@ -587,7 +587,8 @@ class NonDifferentiablePath(Rule):
     @shares_findings
     def check(self, ctx: Context) -> None:
         reported: set[int] = set()
-        for result, found in cuts_of(ctx, NONDIFF):
+        # A network detached on purpose and then asked for is TAPE015's wrong variable list.
+        for result, found in cuts_of(ctx, NONDIFF, keep=lambda result: not detached_on_purpose(result)):
             reported.add(id(found.node))
             node = found.node
             name = ""

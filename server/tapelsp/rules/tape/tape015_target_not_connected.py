@@ -8,7 +8,8 @@ from ...facts.names import dotted
 from ...model import Severity
 from ...versions import VersionRange
 from ...analysis import remote
-from ...analysis.paths import DEAD, Evaluator, PathResult, Root, analyse, function_resolver, gradient_uses
+from ...analysis.paths import (DEAD, Evaluator, PathResult, Root, analyse, detached_on_purpose,
+                                 function_resolver, gradient_uses)
 from ...analysis.values import values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
@@ -101,6 +102,46 @@ class TargetNotConnected(Rule):
             grads = tape.gradient(loss, q_net.trainable_variables)
         """, 11, "the target network, a copy that follows the online one, used inside the tape: reported on that call",
             proof=Proof(check="assert all(g is None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
+            def make_net(units):
+                return tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(units)])
+
+            actor = make_net(2)
+            critic = make_net(1)
+            states = tf.ones((4, 3))
+            rewards = tf.ones((4,))
+            with tf.GradientTape(persistent=True) as tape:
+                value = tf.squeeze(critic(states), 1)
+                advantage = tf.stop_gradient(rewards - value)
+                log_probs = tf.nn.log_softmax(actor(states))[:, 0]
+                actor_loss = -tf.reduce_mean(log_probs * advantage)
+                critic_loss = tf.reduce_mean((rewards - value) ** 2)
+            actor_grads = tape.gradient(actor_loss, critic.trainable_variables)
+            critic_grads = tape.gradient(critic_loss, critic.trainable_variables)
+        """, 16, "the actor's loss, which reads the critic only under `tf.stop_gradient`, with the critic's variables",
+            proof=Proof(check="assert all(g is None for g in actor_grads) and all(g is not None for g in critic_grads)")),
+        valid("""
+            import tensorflow as tf
+
+            def make_net(units):
+                return tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(units)])
+
+            actor = make_net(2)
+            critic = make_net(1)
+            states = tf.ones((4, 3))
+            rewards = tf.ones((4,))
+            with tf.GradientTape(persistent=True) as tape:
+                value = tf.squeeze(critic(states), 1)
+                advantage = tf.stop_gradient(rewards - value)
+                log_probs = tf.nn.log_softmax(actor(states))[:, 0]
+                actor_loss = -tf.reduce_mean(log_probs * advantage)
+                critic_loss = tf.reduce_mean((rewards - value) ** 2)
+            actor_grads = tape.gradient(actor_loss, actor.trainable_variables)
+            critic_grads = tape.gradient(critic_loss, critic.trainable_variables)
+        """, "the critic detached from the actor's loss on purpose, each loss with its own network's variables",
+            proof=Proof(check="assert all(g is not None for g in actor_grads + critic_grads)")),
         invalid("""
             import tensorflow as tf
 
@@ -241,6 +282,9 @@ class TargetNotConnected(Rule):
                 continue  # unconnected sources asked for on purpose (zeros, or None)
             for root in use.roots:
                 previous = recorded.get((id(use), root))
+                if previous is not None and detached_on_purpose(previous):
+                    self._report_detached(ctx, previous)
+                    continue
                 if previous is None or previous.cuts:
                     continue  # a cut on the way is another rule's finding
 
@@ -256,6 +300,22 @@ class TargetNotConnected(Rule):
                 if status != DEAD or evaluator.maybe_cuts:
                     continue
                 self._report(ctx, PathResult(use, root, status), evaluator)
+
+    def _report_detached(self, ctx: Context, result: PathResult) -> None:
+        """Every route from a whole network's variables to the target is cut by
+        `tf.stop_gradient`, which the program wrote to keep this network out of the target."""
+        use, root = result.use, result.root
+        target = ast.unparse(use.target)
+        cuts = sorted(result.cuts, key=lambda cut: (cut.node.lineno, cut.node.col_offset))
+        where = ", ".join(ctx.where(cut.node) for cut in cuts[:3]) + (" ..." if len(cuts) > 3 else "")
+        ctx.report(
+            root.node,
+            f"`{target}` uses `{root.name}` only through `tf.stop_gradient` ({where}), which keeps it out of "
+            f"this target on purpose: {use.describe()} returns {result.none_for()}, and `apply_gradients` then "
+            f"fails with \"No gradients provided for any variable\". Differentiate with respect to the variables "
+            f"`{target}` is meant to train.",
+            related=[ctx.related(cut.node, f"`{root.name}` is cut off here") for cut in cuts[:3]]
+            + [ctx.related(use.call, f"this {use.method} call gets {result.none_for()}")])
 
     def _report(self, ctx: Context, result: PathResult, evaluator: Evaluator) -> None:
         use, root = result.use, result.root
