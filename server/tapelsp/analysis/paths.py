@@ -1899,6 +1899,65 @@ def cuts_of(ctx, kind: str, keep: Callable[[PathResult], bool] | None = None) ->
     return out
 
 
+def applied_to(use: GradientUse) -> ast.Attribute | None:
+    """The variable list (`disc.trainable_weights`) the gradients of `use` are applied to:
+    `grads = tape.gradient(...)`, then `opt.apply_gradients(zip(grads, disc.trainable_weights))`
+    (or `opt.apply(grads, disc.trainable_variables)`) in the same scope, reading those grads."""
+    found = next((d for d in use.flow.ordered if d.value is use.call and d.kind == "assign"
+                  and isinstance(d.stmt, ast.Assign) and len(d.stmt.targets) == 1
+                  and isinstance(d.stmt.targets[0], ast.Name)), None)
+    if found is None:
+        return None
+    for (receiver, method), sites in use.site.scope.method_calls.items():
+        if method not in ("apply_gradients", "apply"):
+            continue
+        for site in sites:
+            args = site.node.args
+            if method == "apply_gradients":
+                pair = args[0] if args else None
+                if isinstance(pair, ast.Call) and isinstance(pair.func, ast.Name) and pair.func.id == "list" \
+                        and pair.args:
+                    pair = pair.args[0]
+                if not (isinstance(pair, ast.Call) and isinstance(pair.func, ast.Name) and pair.func.id == "zip"
+                        and len(pair.args) == 2):
+                    continue
+                grads, variables = pair.args
+            elif len(args) == 2:
+                grads, variables = args
+            else:
+                continue
+            if isinstance(grads, ast.Name) and grads.id == found.name and isinstance(variables, ast.Attribute) \
+                    and variables.attr in VARIABLE_LISTS and found in use.flow.reaching(found.name, grads):
+                return variables
+    return None
+
+
+def misapplied(ctx, use: GradientUse, root: Root) -> ast.Attribute | None:
+    """The other object's variable list the gradients are applied to, when the target is
+    certainly DEAD for `root` (a whole object's variables, with no cut on the way: not computed
+    from them while the tape records) and LIVE for that other object: `tape.gradient(d_loss,
+    gen.trainable_weights)` applied with `zip(grads, disc.trainable_weights)`, `d_loss` computed
+    with `disc` in the tape. The variable list is then the slip, not where `gen` ran."""
+    if not root.owner:
+        return None
+    applied = applied_to(use)
+    owner = dotted(applied.value) if applied is not None else None
+    if applied is None or owner is None or owner == root.name:
+        return None
+    result = next((r for r in analyse(ctx.facts, ctx.project, ctx.path, ctx.targets)
+                   if r.use is use and r.root == root), None)
+    if result is None or result.status != DEAD or result.cuts:
+        return None
+    from .values import values_of
+
+    evaluator = Evaluator(ctx.facts, use.flow, use.tape, Root(owner, True, applied), "recorded",
+                          resolve_function=function_resolver(ctx.facts, ctx.project, ctx.path),
+                          values=values_of(ctx.facts, ctx.targets, ctx.project, ctx.path))
+    if evaluator.target(use.target, use.call, use.recorded) != LIVE or evaluator.cuts:
+        return None
+    return applied
+
+
 def detached_on_purpose(result: PathResult) -> bool:
     """Does a whole object's variables (`critic.trainable_variables`) reach the target only
     through `tf.stop_gradient`? The program then detaches that network from this target on

@@ -16,7 +16,7 @@ from ...analysis.gradcalls import (
     tape_item_range_node,
     watch_position,
 )
-from ...analysis.paths import DEAD, LIVE, Evaluator, Root, function_resolver, gradient_uses
+from ...analysis.paths import DEAD, LIVE, Evaluator, Root, function_resolver, gradient_uses, misapplied
 from ...analysis.reach import may_reach
 from ...analysis.values import LAYER, MODEL, NUMBER, TENSOR, VARIABLE, is_integer_dtype, values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
@@ -497,6 +497,8 @@ class ForwardBeforeTape(Rule):
                 continue
             if foreign_target(call) is not None:
                 continue  # the target itself was recorded by another tape: TAPE017
+            if _misapplied(ctx, call):
+                continue  # the gradients go to another object's variables: the list is the slip (TAPE015)
             found = self._models(ctx, call) or self._tensors(ctx, call) or self._unrecorded(ctx, call)
             if found is not None:
                 pre, message, related = found
@@ -1059,3 +1061,10 @@ def _parts_called_before(lookup, use, root: Root, start) -> list[Root]:
                 seen.add(name)
                 parts.append(Root(name, True, node.func))
     return parts
+
+
+def _misapplied(ctx: Context, call: GradCall) -> bool:
+    """Are this call's gradients applied to another object's variables, the one the tape computes
+    the target with (analysis/paths.misapplied)?"""
+    return any(misapplied(ctx, use, root) is not None for use in gradient_uses(ctx.facts)
+               if use.call is call.node for root in use.roots or ())

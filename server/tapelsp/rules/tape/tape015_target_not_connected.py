@@ -9,7 +9,7 @@ from ...model import Severity
 from ...versions import VersionRange
 from ...analysis import remote
 from ...analysis.paths import (DEAD, Evaluator, PathResult, Root, analyse, detached_on_purpose,
-                                 function_resolver, gradient_uses)
+                                 function_resolver, gradient_uses, misapplied)
 from ...analysis.values import values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
@@ -102,6 +102,38 @@ class TargetNotConnected(Rule):
             grads = tape.gradient(loss, q_net.trainable_variables)
         """, 11, "the target network, a copy that follows the online one, used inside the tape: reported on that call",
             proof=Proof(check="assert all(g is None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
+            generator = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(3)])
+            discriminator = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            d_opt = tf.keras.optimizers.Adam(1e-3)
+            real = tf.ones((4, 3))
+            fake = generator(tf.random.normal((4, 2)))
+            with tf.GradientTape() as tape:
+                d_loss = tf.reduce_mean(discriminator(fake)) - tf.reduce_mean(discriminator(real))
+            grads = tape.gradient(d_loss, generator.trainable_weights)
+            try:
+                d_opt.apply_gradients(zip(grads, discriminator.trainable_weights))
+                error = None
+            except ValueError as exc:
+                error = str(exc)
+        """, 10, "a GAN's discriminator step asks for the generator's variables and applies them to the discriminator's",
+            proof=Proof(check="assert all(g is None for g in grads) and 'No gradients provided' in error")),
+        valid("""
+            import tensorflow as tf
+
+            generator = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(3)])
+            discriminator = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+            d_opt = tf.keras.optimizers.Adam(1e-3)
+            real = tf.ones((4, 3))
+            fake = generator(tf.random.normal((4, 2)))
+            with tf.GradientTape() as tape:
+                d_loss = tf.reduce_mean(discriminator(fake)) - tf.reduce_mean(discriminator(real))
+            grads = tape.gradient(d_loss, discriminator.trainable_weights)
+            d_opt.apply_gradients(zip(grads, discriminator.trainable_weights))
+        """, "the discriminator step on fakes made before the tape, with the discriminator's own variables",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
         invalid("""
             import tensorflow as tf
 
@@ -285,6 +317,10 @@ class TargetNotConnected(Rule):
                 if previous is not None and detached_on_purpose(previous):
                     self._report_detached(ctx, previous)
                     continue
+                applied = misapplied(ctx, use, root)
+                if applied is not None:
+                    self._report_misapplied(ctx, use, root, applied)
+                    continue
                 if previous is None or previous.cuts:
                     continue  # a cut on the way is another rule's finding
 
@@ -300,6 +336,20 @@ class TargetNotConnected(Rule):
                 if status != DEAD or evaluator.maybe_cuts:
                     continue
                 self._report(ctx, PathResult(use, root, status), evaluator)
+
+    def _report_misapplied(self, ctx: Context, use, root: Root, applied: ast.Attribute) -> None:
+        """The gradients are applied to another object's variables, and that object is what
+        the tape computes the target with: the variable list of the gradient call is the slip."""
+        target = ast.unparse(use.target)
+        other = ast.unparse(applied.value)
+        ctx.report(
+            root.node,
+            f"`{target}` is computed in the tape with `{other}`, whose variables these gradients are applied to "
+            f"({ctx.where(applied)}), not with `{root.name}`: {use.describe()} returns None for every variable of "
+            f"`{root.name}`, and `apply_gradients` then fails with \"No gradients provided for any variable\". "
+            f"Differentiate with respect to `{ast.unparse(applied)}`.",
+            related=[ctx.related(applied, "the gradients are applied to these variables"),
+                     ctx.related(use.call, f"this {use.method} call gets None for every variable of `{root.name}`")])
 
     def _report_detached(self, ctx: Context, result: PathResult) -> None:
         """Every route from a whole network's variables to the target is cut by
