@@ -112,3 +112,21 @@ def test_an_installed_package_on_the_interpreters_path_is_read_not_imported(tmp_
                              capture_output=True, text=True, timeout=120, env={k: v for k, v in os.environ.items()
                                                                                if k != "PYTHONPATH"})
     assert without.stdout.strip() == "train.py:3:1: `images`: unknown"
+
+
+def test_a_parameter_left_to_its_default_in_a_function_of_another_module(tmp_path):
+    # dev/pkg_189: `beta = linear_warmup(step, warmup_steps=8)`, with `max_beta=1.0` left to its
+    # default, is a Python float for this call (it had been "maybe": the default's parameter was
+    # evaluated through schedules.py's own callers, of which there are none).
+    write(tmp_path, {
+        "schedules.py": """
+            def linear_warmup(step, warmup_steps, max_beta=1.0):
+                return max_beta * min(1.0, step / float(warmup_steps))
+        """,
+        "main.py": """
+            from schedules import linear_warmup
+            for step in range(10):
+                beta = linear_warmup(step, warmup_steps=8)
+        """,
+    })
+    assert values_of_line(tmp_path, "main.py", 4)[0] == "`beta`: a Python float, made in schedules.py"

@@ -914,7 +914,13 @@ class ValueModel:
         keyword_only = {a.arg for a in function.args.kwonlyargs}
         for name in params + sorted(keyword_only):
             arg = _argument_for(call, params, name, keyword_only)
-            if arg is None or arg is _STARRED:
+            if arg is _STARRED:
+                continue
+            if arg is None:
+                # Not given: this call runs with the default (evaluated where the def is).
+                default = _default(function, name)
+                if default is not None:
+                    context._params[(id(function), name)] = context.value(default, context.scope_at(function))
                 continue
             context._params[(id(function), name)] = _adopt(self.value(arg, scope), self, context)
         result = context.returns(function)
