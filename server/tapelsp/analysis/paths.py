@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -142,6 +143,9 @@ class Cut:
     remote: str | None = None
     # An op that stops the gradient on purpose (`tf.stop_gradient`), not one that has none.
     deliberate: bool = False
+    # For a cut in another module (`remote`): where it is there and what it is, (absolute path,
+    # line, column, `what` as that module names it).
+    origin: tuple[str, int, int, str] | None = None
 
 
 @dataclass(eq=False)
@@ -1516,11 +1520,14 @@ class Evaluator:
         """A cut inside a function of another module, as this file reports it: on the call that
         runs that function, naming where the cut is."""
         if found.remote is not None:
-            return Cut(found.kind, call, found.what, None, found.remote)
+            return Cut(found.kind, call, found.what, None, found.remote, origin=found.origin)
         from .modules import label
 
         where = f"{label(home.path)} line {getattr(found.node, 'lineno', '?')}" if home.path else "another module"
-        return Cut(found.kind, call, f"{found.what} (in {where}, run by this call)", None, where)
+        origin = (os.path.abspath(home.path), found.node.lineno, found.node.col_offset, found.what) \
+            if home.path and hasattr(found.node, "lineno") else None
+        return Cut(found.kind, call, f"{found.what} (in {where}, run by this call)", None, where,
+                   found.deliberate, origin)
 
     def _closure(self, definition: ast.FunctionDef) -> bool:
         """Is `definition` nested in the function this evaluator runs (a closure of its names)?"""
@@ -1964,6 +1971,82 @@ def detached_on_purpose(result: PathResult) -> bool:
     purpose (a critic's value, a target network's), and asking the target's gradient for its
     variables is the slip, a wrong variable list (TAPE015), not the cut (TAPE009)."""
     return result.cut_everywhere and result.root.owner and all(cut.deliberate for cut in result.cuts)
+
+
+# Words one of which a function's text must hold for `cuts_from_importers` to look for cuts in
+# it: NumPy ones (TAPE007's; its triggers hold them, so a file without them is not checked).
+IMPORTED_CUT_WORDS = (".numpy(", ".item(", ".tolist(", "np.", "numpy")
+
+
+def cuts_from_importers(ctx) -> list[tuple[PathResult, Cut, str]]:
+    """Cuts in this file's module-level functions that a gradient call of another module of the
+    project runs into (`loss = soft_dice(masks, model(images))` in main.py's tape, `.numpy()` in
+    losses.py): (that module's result, the cut as it sees it, the module's path). That module
+    reports the call; this one is where the cut is written. Only for functions at most two
+    modules import, and only those modules that ask a tape for gradients are analysed."""
+    facts = ctx.facts
+    found = facts.__dict__.get("_importer_cuts")
+    if found is not None:
+        return found
+    found = []
+    facts.__dict__["_importer_cuts"] = found
+    project, path = ctx.project, ctx.path
+    if project is None or path is None:
+        return found
+    here = os.path.abspath(path)
+    from .values import values_of
+
+    values = None
+    analysed: set[str] = set()
+    for node in facts.tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        body = "\n".join(facts.source.lines[node.lineno - 1:node.end_lineno or node.lineno])
+        if not any(word in body for word in IMPORTED_CUT_WORDS):
+            continue
+        try:
+            importers = project.importers(path, node.name)
+        except (OSError, AttributeError, TypeError, ValueError):
+            continue
+        if not importers or len(importers) > 2:
+            continue
+        for other in importers:
+            if other in analysed:
+                continue
+            analysed.add(other)
+            if not _asks_a_tape(other):
+                continue
+            if values is None:
+                values = values_of(facts, ctx.targets, project, path)
+            model = values._remote_model(other)
+            if model is None:
+                continue
+            for result in analyse(model.facts, project, other, ctx.targets):
+                if not result.cut_everywhere:
+                    continue
+                found.extend((result, cut, other) for cut in result.cuts
+                             if cut.origin is not None and cut.origin[0] == here)
+    return found
+
+
+def _asks_a_tape(path: str) -> bool:
+    """Does the file mention `GradientTape` (read as bytes, before any parse)? The answer depends
+    on the file, so the read is noted like every read of another module (project.note_read)."""
+    from ..project import note_read
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+            note_read(path, os.fstat(handle.fileno()))
+    except OSError:
+        return False
+    return b"GradientTape" in data
+
+
+def node_at(facts: Facts, line: int, column: int) -> ast.AST | None:
+    """The call of this file that starts at (line, column)."""
+    return next((site.node for site in facts.calls
+                 if site.node.lineno == line and site.node.col_offset == column), None)
 
 
 def lost_term(result: PathResult, cut: Cut) -> bool:

@@ -6,7 +6,8 @@ from ...facts.dataflow import inside
 from ...model import Applicability, Severity
 from ...versions import VersionRange
 from ._fixes import unfixed
-from ...analysis.paths import NUMPY, cuts_of, gradient_phrase, lost_term
+from ...analysis.modules import label
+from ...analysis.paths import NUMPY, Cut, cuts_from_importers, cuts_of, gradient_phrase, lost_term, node_at
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 # NumPy functions and their TensorFlow equivalents, for the message.
@@ -65,7 +66,9 @@ class ValueLeavesTensorFlow(Rule):
     summary = "A value on the differentiable path leaves TensorFlow inside a GradientTape"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
-    triggers = ("GradientTape",)
+    # `numpy`, `.item(`, `.tolist(`: a cut in a function another module differentiates through
+    # (analysis/paths.IMPORTED_CUT_WORDS) is reported here too, in a file without a tape.
+    triggers = ("GradientTape", "numpy", ".item(", ".tolist(")
     fixable = True
     examples = (
         valid("""
@@ -461,6 +464,27 @@ class ValueLeavesTensorFlow(Rule):
                                       if lost_term(result, found) else
                                       f"this {result.use.method} call gets {result.none_for()}")],
                 fix=_offer(ctx, found, others) if found.remote is None else None,
+            )
+        self._cuts_run_from_elsewhere(ctx, set(by_line))
+
+    def _cuts_run_from_elsewhere(self, ctx: Context, lines: set[int]) -> None:
+        """A cut in a function of this file that a tape of another module of the project runs
+        (main.py reports its call of `soft_dice`; the `.numpy()` is written here)."""
+        for result, found, other in cuts_from_importers(ctx):
+            if found.kind != NUMPY or found.origin is None:
+                continue
+            _path, line, column, what = found.origin
+            node = node_at(ctx.facts, line, column)
+            if node is None or line in lines:
+                continue
+            lines.add(line)
+            use = result.use
+            where = f"{label(other)} line {use.call.lineno}"
+            ctx.report(
+                node,
+                f"{what} turns the value into a NumPy/Python value, and {label(other)} differentiates through "
+                f"this function: its line {found.node.lineno} runs it while a tape records, and {use.describe()} "
+                f"on {where} returns {result.none_for()}. {_advice(Cut(NUMPY, node, what, None))}",
             )
 
 
