@@ -1965,6 +1965,73 @@ def misapplied(ctx, use: GradientUse, root: Root) -> ast.Attribute | None:
     return applied
 
 
+def calls_object(value: ast.expr | None, name: str) -> bool:
+    """Does `value` call the object named `name` (`model(x)`, `model.call(x)`) anywhere in it?"""
+    if value is None:
+        return False
+    for node in ast.walk(value):
+        if isinstance(node, ast.Call):
+            called = dotted(node.func)
+            if called is not None and called in (name, f"{name}.call", f"{name}.__call__"):
+                return True
+    return False
+
+
+def forward_handed_in(ctx, use: GradientUse, root: Root) -> tuple[Def, ast.FunctionDef] | None:
+    """`logits = model(images)` in the caller, then `train_step(logits, labels)`, whose tape
+    computes the loss from `logits` and asks for `model.trainable_variables`: the forward pass ran
+    before any tape, in the code that calls the function (TAPE006). (That statement, the function)
+    when the root is a whole object that is a global of the module (the same one in both
+    functions), the target is certainly dead for it as the tape recorded, and every call of the
+    function in this file hands in an output of it computed outside a tape."""
+    function = use.flow.scope.node
+    if not root.owner or "." in root.name or use.flow.definitions(root.name) \
+            or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    params = [d for d in use.flow.slice(use.target, use.call) if d.kind == "param"]
+    if not params:
+        return None
+    result = next((r for r in analyse(ctx.facts, ctx.project, ctx.path, ctx.targets)
+                   if r.use is use and r.root == root), None)
+    if result is None or result.status != DEAD or result.cuts:
+        return None
+    from .values import values_of
+
+    values = values_of(ctx.facts, ctx.targets, ctx.project, ctx.path)
+    callers = values.callers(function)
+    positional = values.positional_parameters(function)
+    keyword_only = {a.arg for a in function.args.kwonlyargs}
+    first: Def | None = None
+    for caller, scope, _bound in callers:
+        flow = flow_of(ctx.facts, scope)
+        if flow.definitions(root.name):
+            return None  # another object of that name there
+        forward = None
+        for param in params:
+            arg = _passed(caller, positional, param.name, keyword_only)
+            if isinstance(arg, ast.Name):
+                forward = next((d for d in flow.reaching(arg.id, caller)
+                                if not d.tapes and calls_object(d.value, root.name)), None)
+            if forward is not None:
+                break
+        if forward is None:
+            return None  # a caller that hands in something else
+        first = first or forward
+    return (first, function) if first is not None else None
+
+
+def _passed(call: ast.Call, positional: list[str], name: str, keyword_only: set[str]) -> ast.expr | None:
+    """The argument `call` passes for parameter `name` (None when it passes none, or unpacks)."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if name in positional and name not in keyword_only:
+        index = positional.index(name)
+        if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+            return call.args[index]
+    return None
+
+
 def detached_on_purpose(result: PathResult) -> bool:
     """Does a whole object's variables (`critic.trainable_variables`) reach the target only
     through `tf.stop_gradient`? The program then detaches that network from this target on

@@ -16,7 +16,8 @@ from ...analysis.gradcalls import (
     tape_item_range_node,
     watch_position,
 )
-from ...analysis.paths import DEAD, LIVE, Evaluator, Root, function_resolver, gradient_uses, misapplied
+from ...analysis.paths import (DEAD, LIVE, Evaluator, Root, calls_object as _calls, forward_handed_in,
+                               function_resolver, gradient_uses, misapplied)
 from ...analysis.reach import may_reach
 from ...analysis.values import LAYER, MODEL, NUMBER, TENSOR, VARIABLE, is_integer_dtype, values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
@@ -70,6 +71,47 @@ class ForwardBeforeTape(Rule):
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape",)
     examples = (
+        invalid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+            loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+            @tf.function
+            def train_step(logits, labels):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(labels, logits)
+                return tape.gradient(loss, model.trainable_variables)
+
+            def train(batches):
+                for images, labels in batches:
+                    logits = model(images)
+                    grads = train_step(logits, labels)
+                return grads
+
+            grads = train([(tf.ones((4, 3)), tf.zeros((4,), tf.int32))])
+        """, 14, "the caller runs the model and hands its logits to the tf.function whose tape asks for its variables",
+            proof=Proof(check="assert all(g is None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+            loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+            @tf.function
+            def train_step(images, labels):
+                with tf.GradientTape() as tape:
+                    loss = loss_fn(labels, model(images))
+                return tape.gradient(loss, model.trainable_variables)
+
+            def train(batches):
+                for images, labels in batches:
+                    grads = train_step(images, labels)
+                return grads
+
+            grads = train([(tf.ones((4, 3)), tf.zeros((4,), tf.int32))])
+        """, "the step is given the model's inputs and runs the model inside its tape",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
         valid("""
             import tensorflow as tf
             import tensorflow_probability as tfp
@@ -499,7 +541,8 @@ class ForwardBeforeTape(Rule):
                 continue  # the target itself was recorded by another tape: TAPE017
             if _misapplied(ctx, call):
                 continue  # the gradients go to another object's variables: the list is the slip (TAPE015)
-            found = self._models(ctx, call) or self._tensors(ctx, call) or self._unrecorded(ctx, call)
+            found = self._models(ctx, call) or self._tensors(ctx, call) or self._unrecorded(ctx, call) \
+                or self._passed_in(ctx, call)
             if found is not None:
                 pre, message, related = found
                 ctx.report(pre.stmt, message, related=related)
@@ -535,6 +578,26 @@ class ForwardBeforeTape(Rule):
                 "block."
             ), [ctx.related(tape_item_range_node(entry), "the tape opens after the forward pass"),
                 ctx.related(call.node, "the gradient call that gets None")]
+        return None
+
+    # --- the caller ran the forward pass and handed its output in -----------------------
+
+    def _passed_in(self, ctx: Context, call: GradCall):
+        use = next((u for u in gradient_uses(ctx.facts) if u.call is call.node), None)
+        for root in (use.roots or ()) if use is not None else ():
+            found = forward_handed_in(ctx, use, root)
+            if found is None:
+                continue
+            first, function = found
+            target = ast.unparse(call.target) if call.target is not None else "the target"
+            return first, (
+                f"`{ast.unparse(first.stmt).splitlines()[0][:80]}` runs the forward pass of `{root.name}` on "
+                f"{ctx.where(first.stmt)}, where no tape records it, and hands its output to `{function.name}`: "
+                f"the tape `{call.name}` there computes `{target}` from it as from a constant, so "
+                f"`{call.label()}` on {ctx.where(call.node)} returns None for every variable of `{root.name}` (an "
+                f"optimizer given them raises \"{NO_GRADIENTS}\"). Call `{root.name}` inside the tape: pass "
+                f"`{function.name}` the model's inputs instead."
+            ), [ctx.related(call.node, "the gradient call that gets None")]
         return None
 
     def _lost(self, ctx: Context, call: GradCall, model: str, pre: Def, use: ast.AST):
@@ -808,17 +871,6 @@ def _module_function_reads(facts, call: GradCall, value: ast.Call, model: str) -
     return len(found) == 1 and model in facts.function_scopes[found[0]].loads and not _binds(found[0], model)
 
 
-def _calls(value: ast.expr | None, model: str) -> bool:
-    if value is None:
-        return False
-    for node in ast.walk(value):
-        if isinstance(node, ast.Call):
-            name = dotted(node.func)
-            if name is not None and name in (model, f"{model}.call", f"{model}.__call__"):
-                return True
-    return False
-
-
 def _used_later(ctx: Context, call: GradCall, slice_: list[Def], name: str, threshold, lookup) -> bool:
     """Does anything from `threshold` on, on the way to the target, read `name` (directly, or
     through a call that might)?"""
@@ -1068,3 +1120,4 @@ def _misapplied(ctx: Context, call: GradCall) -> bool:
     the target with (analysis/paths.misapplied)?"""
     return any(misapplied(ctx, use, root) is not None for use in gradient_uses(ctx.facts)
                if use.call is call.node for root in use.roots or ())
+

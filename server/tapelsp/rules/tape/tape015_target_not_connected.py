@@ -9,7 +9,7 @@ from ...model import Severity
 from ...versions import VersionRange
 from ...analysis import remote
 from ...analysis.paths import (DEAD, Evaluator, PathResult, Root, analyse, detached_on_purpose,
-                                 function_resolver, gradient_uses, misapplied)
+                                 forward_handed_in, function_resolver, gradient_uses, misapplied)
 from ...analysis.values import values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
@@ -323,6 +323,8 @@ class TargetNotConnected(Rule):
                     continue
                 if previous is None or previous.cuts:
                     continue  # a cut on the way is another rule's finding
+                if forward_handed_in(ctx, use, root) is not None:
+                    continue  # the caller ran the forward pass before any tape: TAPE006
 
                 def distinct(name: str, source: Root, at: ast.AST, use=use) -> bool:
                     return remote.distinct(facts, use.flow, name, source.name, at, use.call,
