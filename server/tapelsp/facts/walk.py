@@ -26,6 +26,27 @@ def statements_breadth_first(root: ast.AST) -> Iterator[ast.AST]:
                     queue.extend(value)
 
 
+def body_statements(owner: ast.AST) -> list[ast.AST]:
+    """The statements of `owner`'s own code (in compound statements, except handlers and match
+    cases too), not those inside nested defs and classes (listed themselves): the statements
+    `walk_body(owner.body)` meets, found without visiting any expression."""
+    out: list[ast.AST] = []
+    body = getattr(owner, "body", None)
+    if not isinstance(body, list):
+        return out
+    stack = body[::-1]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if isinstance(node, _NESTED):
+            continue
+        for name in _STATEMENT_FIELDS:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                stack.extend(reversed(value))
+    return out
+
+
 def children(node: ast.AST) -> list[ast.AST]:
     """`list(ast.iter_child_nodes(node))`, same nodes in the same order, without its two
     generators (the walks of the facts pass and the rules spend much of their time there)."""

@@ -7,7 +7,7 @@ from dataclasses import replace
 from ...analysis import library
 from ...analysis.values import BIJECTOR, DICT, DISTRIBUTION, LIBRARY, METHOD, TENSOR, VARIABLE, Value, values_for
 from ...facts.dataflow import inside
-from ...facts.walk import body_nodes
+from ...facts.walk import body_nodes, body_statements
 from ...model import Severity
 from ...versions import VersionRange
 from ..base import Context, Proof, Rule, invalid, valid
@@ -454,9 +454,22 @@ def _may_hold_a_tensor(ctx: Context, expr: ast.expr, owner: ast.AST, depth: int)
     return known[key]
 
 
+def _bindings(ctx: Context, owner: ast.AST) -> list[ast.AST]:
+    """The binding statements (and `:=`) of `owner`'s own code. Without a `:=` in the file they
+    are all statements, found without visiting the expressions."""
+    facts = ctx.facts
+    if ":=" in facts.source.text:
+        return body_nodes(facts, owner, _BINDINGS)
+    cache = facts.__dict__.setdefault("_tns001_bindings", {})
+    found = cache.get(id(owner))
+    if found is None:
+        found = cache[id(owner)] = [node for node in body_statements(owner) if isinstance(node, _BINDINGS)]
+    return found
+
+
 def _name_may_hold_a_tensor(ctx: Context, expr: ast.Name, owner: ast.AST) -> bool:
     calls = 0
-    for node in body_nodes(ctx.facts, owner, _BINDINGS):
+    for node in _bindings(ctx, owner):
         if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
             if not any(t.id == expr.id for t in node.targets):
                 continue
