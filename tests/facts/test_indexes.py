@@ -6,7 +6,7 @@ import ast
 import random
 
 from tapelsp import facts as facts_mod
-from tapelsp.facts.walk import body_nodes, statements_breadth_first, walk_body
+from tapelsp.facts.walk import body_nodes, body_statements, statements_breadth_first, walk_body
 from tapelsp.parse import parse_source
 from tapelsp.rules import all_rules
 from tapelsp.analysis.guards import _Parents
@@ -125,6 +125,17 @@ def test_body_nodes_are_walk_body_filtered_in_order():
             body = owner.body if isinstance(getattr(owner, "body", None), list) else []
             assert body_nodes(facts, owner) == list(walk_body(body))
             assert body_nodes(facts, owner, types) == [n for n in walk_body(body) if isinstance(n, types)]
+
+
+def test_body_statements_are_the_statements_walk_body_meets():
+    kinds = (ast.stmt, ast.excepthandler, ast.match_case)
+    for text in SOURCES:
+        facts = _facts(text)
+        owners = [facts.tree, *facts.function_scopes, *(n for n in ast.walk(facts.tree) if isinstance(n, ast.ClassDef))]
+        for owner in owners:
+            body = owner.body if isinstance(getattr(owner, "body", None), list) else []
+            walked = [n for n in walk_body(body) if isinstance(n, kinds)]
+            assert sorted(map(id, body_statements(owner))) == sorted(map(id, walked))
 
 
 def test_own_nodes_shared_per_file_are_own_nodes():
