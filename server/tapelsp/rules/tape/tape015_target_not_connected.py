@@ -20,7 +20,12 @@ class TargetNotConnected(Rule):
     Finds `tape.gradient(target, sources)` where nothing the target is computed from uses
     the sources at all: the model whose variables are listed is never called for the
     target, or the variable list belongs to another model (the critic's loss with the
-    actor's variables, the discriminator's loss with the generator's variables).
+    actor's variables, the discriminator's loss with the generator's variables). Two
+    more shapes of the same slip: the gradients are applied to another model's variables
+    (`opt.apply_gradients(zip(grads, disc.trainable_weights))`), the model the tape computes
+    the target with, while the requested one only ran before the tape; and the requested
+    network reaches the target only through `tf.stop_gradient`, which the program wrote to
+    keep it out of this target (an actor's loss asked for the critic's variables).
 
     ## Why is this bad?
     A gradient with respect to variables the target does not depend on is `None`.
@@ -53,7 +58,7 @@ class TargetNotConnected(Rule):
 
     code = "TAPE015"
     name = "target-not-connected-to-sources"
-    summary = "The gradient target is not computed from the sources at all"
+    summary = "The gradient target gets no gradient from the variables asked for"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape",)
