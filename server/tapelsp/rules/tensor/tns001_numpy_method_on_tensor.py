@@ -454,39 +454,47 @@ def _may_hold_a_tensor(ctx: Context, expr: ast.expr, owner: ast.AST, depth: int)
     return known[key]
 
 
-def _bindings(ctx: Context, owner: ast.AST) -> list[ast.AST]:
-    """The binding statements (and `:=`) of `owner`'s own code. Without a `:=` in the file they
-    are all statements, found without visiting the expressions."""
+def _bindings(ctx: Context, owner: ast.AST) -> dict[str, list[ast.AST]]:
+    """The binding statements (and `:=`) of `owner`'s own code, by the names their targets
+    mention. Without a `:=` in the file they are all statements, found without visiting the
+    expressions. Worked out once per scope."""
     facts = ctx.facts
-    if ":=" in facts.source.text:
-        return body_nodes(facts, owner, _BINDINGS)
     cache = facts.__dict__.setdefault("_tns001_bindings", {})
     found = cache.get(id(owner))
-    if found is None:
-        found = cache[id(owner)] = [node for node in body_statements(owner) if isinstance(node, _BINDINGS)]
+    if found is not None:
+        return found
+    walrus = cache.get("walrus")
+    if walrus is None:
+        walrus = cache["walrus"] = ":=" in facts.source.text
+    nodes = body_nodes(facts, owner, _BINDINGS) if walrus else \
+        [node for node in body_statements(owner) if isinstance(node, _BINDINGS)]
+    found = cache[id(owner)] = {}
+    for node in nodes:
+        for target in _targets(node):
+            for name in {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}:
+                held = found.setdefault(name, [])
+                if not held or held[-1] is not node:
+                    held.append(node)
     return found
+
+
+def _targets(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+        return [node.target]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [item.optional_vars for item in node.items if item.optional_vars is not None]
+    return list(node.targets)
 
 
 def _name_may_hold_a_tensor(ctx: Context, expr: ast.Name, owner: ast.AST) -> bool:
     calls = 0
-    for node in _bindings(ctx, owner):
+    for node in _bindings(ctx, owner).get(expr.id, ()):
         if isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
-            if not any(t.id == expr.id for t in node.targets):
-                continue
             if not isinstance(node.value, ast.Call) or _may_make_a_tensor(ctx, node.value):
                 return True
             calls += 1
             continue
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.AugAssign, ast.AnnAssign)):
-            targets = [node.target]
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
-        elif isinstance(node, ast.NamedExpr):
-            targets = [node.target]
-        else:
-            targets = node.targets
-        if any(isinstance(n, ast.Name) and n.id == expr.id for t in targets for n in ast.walk(t)):
-            return True
+        return True  # any other binding of the name (an unpacking, a loop, `with`, `+=`, an item)
     return calls == 0  # bound elsewhere (a parameter, an enclosing scope): the value model says
 
 
