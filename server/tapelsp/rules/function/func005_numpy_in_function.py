@@ -384,10 +384,23 @@ class NumpyInFunction(Rule):
         modern = ctx.targets.tensorflow >= _SYMBOLIC_TENSOR_SINCE
         # tf.experimental.numpy.experimental_enable_numpy_behavior() gives tf.Tensor NumPy's methods.
         numpy_behavior = bool(facts.calls_to("tensorflow.experimental.numpy.experimental_enable_numpy_behavior"))
+        methods: dict[str, bool] = {}  # method name -> is it one `_problem` reports
+        traces: dict[int, Trace | KerasTrace | None] = {}  # id(scope) -> what traces its code
         for site in facts.calls:
-            if not _eager_only_call(site, numpy_behavior):
+            method = site.method
+            if method is not None:
+                eager_only = methods.get(method)
+                if eager_only is None:
+                    eager_only = methods[method] = _eager_only_method(method, numpy_behavior)
+            else:
+                eager_only = False
+            if not eager_only and not _eager_only_function(site):
                 continue
-            traced = _trace(site, values)
+            key = id(site.scope)
+            if key in traces:
+                traced = traces[key]
+            else:
+                traced = traces[key] = _trace(site, values)
             if traced is None:
                 continue
             found = _problem(site, values, modern)
@@ -410,13 +423,15 @@ class NumpyInFunction(Rule):
                        fix=_offer(ctx, site, traced.node) if traced.tf_function is not None else None)
 
 
-def _eager_only_call(site: CallSite, numpy_behavior: bool) -> bool:
-    """Could this call be one `_problem` reports (a method of NumPy arrays or `.numpy()`, a NumPy
-    function, `tf.constant`)? A cheap test before the value model is asked anything."""
-    if site.method is not None:
-        method = library.method(TENSOR, site.method)
-        if method is not None and (method.has("eager_only") or method.has("numpy_only") and not numpy_behavior):
-            return True
+def _eager_only_method(name: str, numpy_behavior: bool) -> bool:
+    """Could a call of this method be one `_problem` reports (a method of NumPy arrays, or
+    `.numpy()`)? A cheap test, with `_eager_only_function`, before the value model is asked."""
+    method = library.method(TENSOR, name)
+    return method is not None and (method.has("eager_only") or method.has("numpy_only") and not numpy_behavior)
+
+
+def _eager_only_function(site: CallSite) -> bool:
+    """A NumPy function, or `tf.constant`."""
     qualname = site.qualname or ""
     return qualname.startswith("numpy.") or qualname == "tensorflow.constant"
 
