@@ -26,6 +26,28 @@ NO_GRADIENTS = "No gradients provided for any variable"
 _VARIABLE_LISTS = ("trainable_variables", "trainable_weights", "variables", "weights")
 
 
+# A tf.function training step and the loop that calls it: what the loop hands it.
+_STEP_AND_CALLER = """
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+@tf.function
+def train_step({given}, labels):
+    with tf.GradientTape() as tape:
+        loss = {loss}
+    return tape.gradient(loss, model.trainable_variables)
+
+def train(batches):
+    for images, labels in batches:
+{forward}        grads = train_step({passed}, labels)
+    return grads
+
+grads = train([(tf.ones((4, 3)), tf.zeros((4,), tf.int32))])
+"""
+
+
 class ForwardBeforeTape(Rule):
     """
     ## What it does
@@ -71,47 +93,14 @@ class ForwardBeforeTape(Rule):
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape",)
     examples = (
-        invalid("""
-            import tensorflow as tf
-
-            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
-            loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-
-            @tf.function
-            def train_step(logits, labels):
-                with tf.GradientTape() as tape:
-                    loss = loss_fn(labels, logits)
-                return tape.gradient(loss, model.trainable_variables)
-
-            def train(batches):
-                for images, labels in batches:
-                    logits = model(images)
-                    grads = train_step(logits, labels)
-                return grads
-
-            grads = train([(tf.ones((4, 3)), tf.zeros((4,), tf.int32))])
-        """, 14, "the caller runs the model and hands its logits to the tf.function whose tape asks for its variables",
-            proof=Proof(check="assert all(g is None for g in grads)")),
-        valid("""
-            import tensorflow as tf
-
-            model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
-            loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-
-            @tf.function
-            def train_step(images, labels):
-                with tf.GradientTape() as tape:
-                    loss = loss_fn(labels, model(images))
-                return tape.gradient(loss, model.trainable_variables)
-
-            def train(batches):
-                for images, labels in batches:
-                    grads = train_step(images, labels)
-                return grads
-
-            grads = train([(tf.ones((4, 3)), tf.zeros((4,), tf.int32))])
-        """, "the step is given the model's inputs and runs the model inside its tape",
-            proof=Proof(check="assert all(g is not None for g in grads)")),
+        invalid(_STEP_AND_CALLER.format(given="logits", loss="loss_fn(labels, logits)",
+                                        forward="        logits = model(images)\n", passed="logits"), 14,
+                "the caller runs the model and hands its logits to the tf.function whose tape asks for its variables",
+                proof=Proof(check="assert all(g is None for g in grads)")),
+        valid(_STEP_AND_CALLER.format(given="images", loss="loss_fn(labels, model(images))", forward="",
+                                      passed="images"),
+              "the step is given the model's inputs and runs the model inside its tape",
+              proof=Proof(check="assert all(g is not None for g in grads)")),
         valid("""
             import tensorflow as tf
             import tensorflow_probability as tfp

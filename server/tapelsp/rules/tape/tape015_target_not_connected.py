@@ -14,6 +14,28 @@ from ...analysis.values import values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 
+# An actor-critic step whose actor loss reads the critic only under tf.stop_gradient.
+_ACTOR_CRITIC = """
+    import tensorflow as tf
+
+    def make_net(units):
+        return tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(units)])
+
+    actor = make_net(2)
+    critic = make_net(1)
+    states = tf.ones((4, 3))
+    rewards = tf.ones((4,))
+    with tf.GradientTape(persistent=True) as tape:
+        value = tf.squeeze(critic(states), 1)
+        advantage = tf.stop_gradient(rewards - value)
+        log_probs = tf.nn.log_softmax(actor(states))[:, 0]
+        actor_loss = -tf.reduce_mean(log_probs * advantage)
+        critic_loss = tf.reduce_mean((rewards - value) ** 2)
+    actor_grads = tape.gradient(actor_loss, {actor_sources}.trainable_variables)
+    critic_grads = tape.gradient(critic_loss, critic.trainable_variables)
+"""
+
+
 class TargetNotConnected(Rule):
     """
     ## What it does
@@ -139,46 +161,13 @@ class TargetNotConnected(Rule):
             d_opt.apply_gradients(zip(grads, discriminator.trainable_weights))
         """, "the discriminator step on fakes made before the tape, with the discriminator's own variables",
             proof=Proof(check="assert all(g is not None for g in grads)")),
-        invalid("""
-            import tensorflow as tf
-
-            def make_net(units):
-                return tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(units)])
-
-            actor = make_net(2)
-            critic = make_net(1)
-            states = tf.ones((4, 3))
-            rewards = tf.ones((4,))
-            with tf.GradientTape(persistent=True) as tape:
-                value = tf.squeeze(critic(states), 1)
-                advantage = tf.stop_gradient(rewards - value)
-                log_probs = tf.nn.log_softmax(actor(states))[:, 0]
-                actor_loss = -tf.reduce_mean(log_probs * advantage)
-                critic_loss = tf.reduce_mean((rewards - value) ** 2)
-            actor_grads = tape.gradient(actor_loss, critic.trainable_variables)
-            critic_grads = tape.gradient(critic_loss, critic.trainable_variables)
-        """, 16, "the actor's loss, which reads the critic only under `tf.stop_gradient`, with the critic's variables",
-            proof=Proof(check="assert all(g is None for g in actor_grads) and all(g is not None for g in critic_grads)")),
-        valid("""
-            import tensorflow as tf
-
-            def make_net(units):
-                return tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(units)])
-
-            actor = make_net(2)
-            critic = make_net(1)
-            states = tf.ones((4, 3))
-            rewards = tf.ones((4,))
-            with tf.GradientTape(persistent=True) as tape:
-                value = tf.squeeze(critic(states), 1)
-                advantage = tf.stop_gradient(rewards - value)
-                log_probs = tf.nn.log_softmax(actor(states))[:, 0]
-                actor_loss = -tf.reduce_mean(log_probs * advantage)
-                critic_loss = tf.reduce_mean((rewards - value) ** 2)
-            actor_grads = tape.gradient(actor_loss, actor.trainable_variables)
-            critic_grads = tape.gradient(critic_loss, critic.trainable_variables)
-        """, "the critic detached from the actor's loss on purpose, each loss with its own network's variables",
-            proof=Proof(check="assert all(g is not None for g in actor_grads + critic_grads)")),
+        invalid(_ACTOR_CRITIC.format(actor_sources="critic"), 16,
+                "the actor's loss, which reads the critic only under `tf.stop_gradient`, with the critic's variables",
+                proof=Proof(check="assert all(g is None for g in actor_grads) "
+                                  "and all(g is not None for g in critic_grads)")),
+        valid(_ACTOR_CRITIC.format(actor_sources="actor"),
+              "the critic detached from the actor's loss on purpose, each loss with its own network's variables",
+              proof=Proof(check="assert all(g is not None for g in actor_grads + critic_grads)")),
         invalid("""
             import tensorflow as tf
 
