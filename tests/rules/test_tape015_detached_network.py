@@ -9,18 +9,10 @@ from __future__ import annotations
 import textwrap
 
 from tapelsp import check_source
+from tapelsp.rules.tape.tape015_target_not_connected import _ACTOR_CRITIC
 
-HEAD = """\
-import tensorflow as tf
-
-def make_net(units):
-    return tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(units)])
-
-actor = make_net(2)
-critic = make_net(1)
-states = tf.ones((4, 3))
-rewards = tf.ones((4,))
-"""
+# The actor-critic example's program up to its tape (9 lines: two networks, states, rewards).
+HEAD = textwrap.dedent(_ACTOR_CRITIC).lstrip().split("with tf.GradientTape")[0]
 
 
 def found(body: str) -> list[tuple[str, int]]:

@@ -14,6 +14,26 @@ from ...analysis.values import values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
 
+# A GAN's discriminator step on fakes made before the tape, its gradients applied to the
+# discriminator's variables.
+_GAN_STEP = """
+    import tensorflow as tf
+
+    generator = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(3)])
+    discriminator = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+    d_opt = tf.keras.optimizers.Adam(1e-3)
+    real = tf.ones((4, 3))
+    fake = generator(tf.random.normal((4, 2)))
+    with tf.GradientTape() as tape:
+        d_loss = tf.reduce_mean(discriminator(fake)) - tf.reduce_mean(discriminator(real))
+    grads = tape.gradient(d_loss, {sources}.trainable_weights)
+    try:
+        d_opt.apply_gradients(zip(grads, discriminator.trainable_weights))
+        error = None
+    except ValueError as exc:
+        error = str(exc)
+"""
+
 # An actor-critic step whose actor loss reads the critic only under tf.stop_gradient.
 _ACTOR_CRITIC = """
     import tensorflow as tf
@@ -129,38 +149,12 @@ class TargetNotConnected(Rule):
             grads = tape.gradient(loss, q_net.trainable_variables)
         """, 11, "the target network, a copy that follows the online one, used inside the tape: reported on that call",
             proof=Proof(check="assert all(g is None for g in grads)")),
-        invalid("""
-            import tensorflow as tf
-
-            generator = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(3)])
-            discriminator = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
-            d_opt = tf.keras.optimizers.Adam(1e-3)
-            real = tf.ones((4, 3))
-            fake = generator(tf.random.normal((4, 2)))
-            with tf.GradientTape() as tape:
-                d_loss = tf.reduce_mean(discriminator(fake)) - tf.reduce_mean(discriminator(real))
-            grads = tape.gradient(d_loss, generator.trainable_weights)
-            try:
-                d_opt.apply_gradients(zip(grads, discriminator.trainable_weights))
-                error = None
-            except ValueError as exc:
-                error = str(exc)
-        """, 10, "a GAN's discriminator step asks for the generator's variables and applies them to the discriminator's",
-            proof=Proof(check="assert all(g is None for g in grads) and 'No gradients provided' in error")),
-        valid("""
-            import tensorflow as tf
-
-            generator = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(3)])
-            discriminator = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
-            d_opt = tf.keras.optimizers.Adam(1e-3)
-            real = tf.ones((4, 3))
-            fake = generator(tf.random.normal((4, 2)))
-            with tf.GradientTape() as tape:
-                d_loss = tf.reduce_mean(discriminator(fake)) - tf.reduce_mean(discriminator(real))
-            grads = tape.gradient(d_loss, discriminator.trainable_weights)
-            d_opt.apply_gradients(zip(grads, discriminator.trainable_weights))
-        """, "the discriminator step on fakes made before the tape, with the discriminator's own variables",
-            proof=Proof(check="assert all(g is not None for g in grads)")),
+        invalid(_GAN_STEP.format(sources="generator"), 10,
+                "a GAN's discriminator step asks for the generator's variables and applies them to the discriminator's",
+                proof=Proof(check="assert all(g is None for g in grads) and 'No gradients provided' in error")),
+        valid(_GAN_STEP.format(sources="discriminator"),
+              "the discriminator step on fakes made before the tape, with the discriminator's own variables",
+              proof=Proof(check="assert all(g is not None for g in grads) and error is None")),
         invalid(_ACTOR_CRITIC.format(actor_sources="critic"), 16,
                 "the actor's loss, which reads the critic only under `tf.stop_gradient`, with the critic's variables",
                 proof=Proof(check="assert all(g is None for g in actor_grads) "
