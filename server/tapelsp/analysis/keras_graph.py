@@ -1226,10 +1226,14 @@ def _false_keyword(call: ast.Call, name: str) -> bool:
 
 def _bound_name(call: ast.Call, facts: Facts) -> str | None:
     """`model` in `model = keras.Sequential(...)` (or `self.model = ...`), else None."""
-    for node in ast.walk(facts.tree):
-        if isinstance(node, ast.Assign) and node.value is call and len(node.targets) == 1:
-            return dotted(node.targets[0])
-    return None
+    index: dict[int, ast.Assign] | None = facts.__dict__.get("_assigned_calls")
+    if index is None:  # the assignments of a call, by the call, found once per file
+        index = facts.__dict__["_assigned_calls"] = {}
+        for node in ast.walk(facts.tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1:
+                index.setdefault(id(node.value), node)
+    node = index.get(id(call))
+    return dotted(node.targets[0]) if node is not None else None
 
 
 def _added_layers(facts: Facts, call: ast.Call, scope: Scope, name: str | None) -> list[ast.expr] | None:

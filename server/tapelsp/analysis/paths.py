@@ -242,6 +242,17 @@ def gradient_uses(facts: Facts) -> list[GradientUse]:
     return uses
 
 
+def gradient_uses_of(facts: Facts, call: ast.Call) -> list[GradientUse]:
+    """The gradient uses of one gradient call (several when a loop over a literal unrolls it)."""
+    index = facts.__dict__.get("_tape_gradient_uses_by_call")
+    if index is None:
+        index = {}
+        for use in gradient_uses(facts):
+            index.setdefault(id(use.call), []).append(use)
+        facts.__dict__["_tape_gradient_uses_by_call"] = index
+    return index.get(id(call), [])
+
+
 def _unrolled(site: CallSite, target: ast.expr, sources: ast.expr) -> list[tuple[ast.expr, ast.expr]]:
     """`for name, loss, net in (("policy", pg_loss, self.policy), ("value", v_loss, self.value)):
     tape.gradient(loss, net.trainable_variables)`: one (target, sources) per element of a literal

@@ -1792,8 +1792,8 @@ class ValueModel:
             names.add(cls.name)  # `Agent(...)` runs `Agent.__init__`
             names.update(sub.name for sub in self.facts.classes.values() if sub is not cls
                          and cls in _class_chain(self.facts, sub) and _class_method(self.facts, sub, "__init__") is function)
-        by_name = self._calls_by_last_name()
-        sites = self.facts.calls if instance_call else [site for name in names for site in by_name.get(name, ())]
+        by_name = self.facts.calls_by_last_name
+        sites = self.facts.calls if instance_call else [site for name in names for site in by_name(name)]
         for site in sites:
             func = site.node.func
             if instance_call and (site.qualname is not None or not isinstance(func, (ast.Name, ast.Attribute))):
@@ -1839,19 +1839,6 @@ class ValueModel:
             if value.kind == FUNCTION and value.ref is function:
                 return True
         return False
-
-    def _calls_by_last_name(self) -> dict[str, list]:
-        """The file's calls by the last name of what they call (`f` in `f(...)`, `m` in `x.m(...)`)."""
-        index = self.__dict__.get("_by_last_name")
-        if index is None:
-            index = {}
-            for site in self.facts.calls:
-                func = site.node.func
-                last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-                if last is not None:
-                    index.setdefault(last, []).append(site)
-            self.__dict__["_by_last_name"] = index
-        return index
 
     def _runs(self, value: Value, function: ast.AST, cls: ast.ClassDef | None) -> bool:
         if value.kind == FUNCTION:

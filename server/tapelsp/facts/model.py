@@ -187,6 +187,20 @@ class Facts:
             out.extend(self.calls_by_name.get(name, ()))
         return out
 
+    def calls_by_last_name(self, name: str) -> list[CallSite]:
+        """The calls whose callee's last name is `name` (`f` in `f(...)`, `m` in `x.m(...)`),
+        in the order of `calls` (indexed on first use, after the build)."""
+        index: dict[str, list[CallSite]] | None = self.__dict__.get("_calls_by_last_name")
+        if index is None:
+            index = {}
+            for site in self.calls:
+                func = site.node.func
+                last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+                if last is not None:
+                    index.setdefault(last, []).append(site)
+            self.__dict__["_calls_by_last_name"] = index
+        return index.get(name, [])
+
     def tapes_in(self, scope: Scope) -> list[Tape]:
         """The tapes of `scope`, in the order of `tapes` (indexed on first use, after the build)."""
         index: dict[int, list[Tape]] | None = self.__dict__.get("_tapes_by_scope")

@@ -479,8 +479,8 @@ def _called_unseen(function: ast.AST | None, facts) -> bool:
     scope = facts.function_scopes.get(function)
     home = scope.parent.node if scope is not None and scope.parent is not None else None
     local = isinstance(home, (ast.FunctionDef, ast.AsyncFunctionDef))  # a def in a function: called there
-    calls = [site.node for site in facts.calls if isinstance(site.node.func, ast.Name)
-             and site.node.func.id == function.name and (not local or inside(site.node, home))]
+    calls = [site.node for site in facts.calls_by_last_name(function.name) if isinstance(site.node.func, ast.Name)
+             and (not local or inside(site.node, home))]
     return bool(calls) and all(_expects_raise(call, facts) for call in calls)
 
 

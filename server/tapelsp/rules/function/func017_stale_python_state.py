@@ -356,13 +356,13 @@ def _changed_between_calls(facts: Facts, key: str, receivers: frozenset[str] | N
                            traced: TfFunction, values, owner: ast.AST | None, param: tuple[int, str] | None = None):
     """(the store, a call, how) when the state is written between two calls of the tf.function:
     in a loop around one of its calls, or after one call with another after it, in one scope."""
-    for scope in facts.scopes:
+    for scope in _written_in(facts).get(key, ()):
         if scope.traced_by is not None or scope.kind == "class":
             continue
         body = scope.node
         if isinstance(body, (ast.FunctionDef, ast.AsyncFunctionDef)) and body.name == "__init__":
             continue
-        stores = [(store, receiver) for store, receiver in _stores(body, key, receivers)
+        stores = [(store, receiver) for store, receiver in _stores(facts, body, key, receivers)
                   if (owner is None or _instance_of(values, receiver, store, scope, owner))
                   and (param is None or _plain_value(values, store, scope))]
         if not stores:
@@ -397,24 +397,46 @@ def _instance_of(values, receiver: str, at: ast.AST, scope: Scope, owner: ast.AS
     return value.ref is owner and value.kind != CLASS  # an instance (a plain object, a tf.Module, a model)
 
 
-def _stores(body: ast.AST, key: str, receivers: frozenset[str] | None) -> list[tuple[ast.stmt, str]]:
+def _stores(facts: Facts, body: ast.AST, key: str, receivers: frozenset[str] | None) -> list[tuple[ast.stmt, str]]:
     """Statements in `body` (not in nested defs) that write the attribute `key` of some name
     (receivers None), or the item `key` of one of `receivers`: (statement, receiver name)."""
-    out = []
+    return [(node, receiver) for node, item, written, receiver in _writes(facts, body)
+            if written == key and item == (receivers is not None)
+            and (receivers is None or receiver in receivers)]
+
+
+def _written_in(facts: Facts) -> dict[str, list[Scope]]:
+    """The scopes whose own statements write each attribute or item, in the order of `scopes`."""
+    index = facts.__dict__.get("_func017_written_in")
+    if index is None:
+        index = facts.__dict__["_func017_written_in"] = {}
+        for scope in facts.scopes:
+            for _, _, written, _ in _writes(facts, scope.node):
+                held = index.setdefault(written, [])
+                if not held or held[-1] is not scope:
+                    held.append(scope)
+    return index
+
+
+def _writes(facts: Facts, body: ast.AST) -> list[tuple[ast.stmt, bool, str, str]]:
+    """Every write of `name.attr` or `name[constant]` in `body`'s own statements: (statement,
+    an item?, "attr" or "name['key']", name). Found once per scope: FUNC017 asks about each
+    piece of state in every scope of the file."""
+    cache = facts.__dict__.setdefault("_func017_writes", {})
+    found = cache.get(id(body))
+    if found is not None:
+        return found
+    found = cache[id(body)] = []
     for node in _own_statements(body):
         if not isinstance(node, _WRITES):
             continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        for target in targets:
-            if receivers is None and isinstance(target, ast.Attribute) and target.attr == key \
-                    and isinstance(target.value, ast.Name):
-                out.append((node, target.value.id))
-            elif receivers is not None and isinstance(target, ast.Subscript) \
-                    and isinstance(target.value, ast.Name) and target.value.id in receivers \
-                    and isinstance(target.slice, ast.Constant) \
-                    and f"{target.value.id}[{target.slice.value!r}]" == key:
-                out.append((node, target.value.id))
-    return out
+        for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                found.append((node, False, target.attr, target.value.id))
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                    and isinstance(target.slice, ast.Constant):
+                found.append((node, True, f"{target.value.id}[{target.slice.value!r}]", target.value.id))
+    return found
 
 
 def _own_statements(body: ast.AST):

@@ -17,7 +17,7 @@ from ...analysis.gradcalls import (
     watch_position,
 )
 from ...analysis.paths import (DEAD, LIVE, Evaluator, Root, calls_object as _calls, forward_handed_in,
-                               function_resolver, gradient_uses, misapplied)
+                               function_resolver, gradient_uses_of, misapplied)
 from ...analysis.reach import may_reach
 from ...analysis.values import LAYER, MODEL, NUMBER, TENSOR, VARIABLE, is_integer_dtype, values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
@@ -572,7 +572,7 @@ class ForwardBeforeTape(Rule):
     # --- the caller ran the forward pass and handed its output in -----------------------
 
     def _passed_in(self, ctx: Context, call: GradCall):
-        use = next((u for u in gradient_uses(ctx.facts) if u.call is call.node), None)
+        use = next(iter(gradient_uses_of(ctx.facts, call.node)), None)
         for root in (use.roots or ()) if use is not None else ():
             found = forward_handed_in(ctx, use, root)
             if found is None:
@@ -619,8 +619,8 @@ class ForwardBeforeTape(Rule):
         lookup = values_for(ctx)
         resolver = function_resolver(ctx.facts, ctx.project, ctx.path)
         start = position(entry.node)
-        for use in gradient_uses(ctx.facts):
-            if use.call is not call.node or not use.roots:
+        for use in gradient_uses_of(ctx.facts, call.node):
+            if not use.roots:
                 continue
             for root in use.roots:
                 if not root.owner:
@@ -1107,6 +1107,6 @@ def _parts_called_before(lookup, use, root: Root, start) -> list[Root]:
 def _misapplied(ctx: Context, call: GradCall) -> bool:
     """Are this call's gradients applied to another object's variables, the one the tape computes
     the target with (analysis/paths.misapplied)?"""
-    return any(misapplied(ctx, use, root) is not None for use in gradient_uses(ctx.facts)
-               if use.call is call.node for root in use.roots or ())
+    return any(misapplied(ctx, use, root) is not None for use in gradient_uses_of(ctx.facts, call.node)
+               for root in use.roots or ())
 

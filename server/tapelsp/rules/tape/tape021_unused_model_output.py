@@ -249,7 +249,7 @@ class UnusedModelOutput(Rule):
             unused = {i for i, name in enumerate(names) if name not in used}
             if not unused or any(names[i].startswith("_") for i in unused):
                 continue  # `main, _ = model(x)`: left out on purpose
-            if _none_filtered(call):
+            if _none_filtered(call, ctx.facts):
                 continue  # the caller drops the None gradients itself: the head is left alone on purpose
             starved = layers_feeding_only(model, unused)
             if not starved:
@@ -267,25 +267,34 @@ class UnusedModelOutput(Rule):
             )
 
 
-def _none_filtered(call) -> bool:
+def _none_filtered(call, facts) -> bool:
     """Is the gradient list filtered for None in the same scope (`[(g, v) for g, v in zip(grads,
     ...) if g is not None]`)?"""
-    parent = call.site.scope.node
-    grads = None
+    assigned, filtered = _none_filters(facts, call.site.scope.node)
+    return assigned.get(id(call.node)) in filtered
+
+
+def _none_filters(facts, parent: ast.AST) -> tuple[dict[int, str], set[str]]:
+    """In `parent`'s code: the name each call is assigned to (`grads = ...`), by the call; and the
+    names a comprehension iterates over with an `is` / `is not` test in its conditions. Worked out
+    once per scope (a script may have hundreds of gradient calls in its module scope)."""
+    cache = facts.__dict__.setdefault("_tape021_none_filters", {})
+    found = cache.get(id(parent))
+    if found is not None:
+        return found
+    assigned: dict[int, str] = {}
+    filtered: set[str] = set()
     for node in ast.walk(parent):
-        if isinstance(node, ast.Assign) and node.value is call.node and len(node.targets) == 1 \
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1 \
                 and isinstance(node.targets[0], ast.Name):
-            grads = node.targets[0].id
-    if grads is None:
-        return False
-    for node in ast.walk(parent):
-        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp)):
+            assigned[id(node.value)] = node.targets[0].id
+        elif isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp)):
             for gen in node.generators:
-                if any(isinstance(n, ast.Name) and n.id == grads for n in ast.walk(gen.iter)) and any(
-                        isinstance(c, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in c.ops)
-                        for cond in gen.ifs for c in ast.walk(cond)):
-                    return True
-    return False
+                if any(isinstance(c, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in c.ops)
+                       for cond in gen.ifs for c in ast.walk(cond)):
+                    filtered.update(n.id for n in ast.walk(gen.iter) if isinstance(n, ast.Name))
+    found = cache[id(parent)] = (assigned, filtered)
+    return found
 
 
 def _unpacked_call(block: ast.AST, owner: str) -> tuple[ast.Assign, list[str]] | None:
@@ -318,7 +327,7 @@ def _switched_off(ctx: Context, values, call) -> bool:
     the gradient call, in the same function: the sub-layer's variables are in the list and not on
     the path, so their gradients are None. Reports and returns True when found."""
     sources = call.sources
-    if not isinstance(sources.value, ast.Name) or _none_filtered(call):
+    if not isinstance(sources.value, ast.Name) or _none_filtered(call, ctx.facts):
         return False
     owner = sources.value.id
     model = values.value(sources.value, call.site.scope)
