@@ -1780,8 +1780,8 @@ class ValueModel:
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names.add(function.name)
         cls = _method_class(scope)
-        for binding in self.facts.bindings:
-            if binding.kind == "tf_function" and isinstance(binding.value, ast.Call) and binding.value.args:
+        for binding in self._tf_function_bindings():
+            if binding.value.args:
                 target = binding.value.args[0]
                 if (isinstance(target, ast.Name) and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
                         and target.id == function.name) or target is function:
@@ -1790,8 +1790,8 @@ class ValueModel:
             and function.name in ("__call__", "call")
         if cls is not None and getattr(function, "name", "") == "__init__":
             names.add(cls.name)  # `Agent(...)` runs `Agent.__init__`
-            names.update(sub.name for sub in self.facts.classes.values() if sub is not cls
-                         and cls in _class_chain(self.facts, sub) and _class_method(self.facts, sub, "__init__") is function)
+            names.update(sub.name for sub in self._subclasses(cls)
+                         if _class_method(self.facts, sub, "__init__") is function)
         by_name = self.facts.calls_by_last_name
         sites = self.facts.calls if instance_call else [site for name in names for site in by_name(name)]
         for site in sites:
@@ -1807,6 +1807,27 @@ class ValueModel:
                           if self._may_run_entry(site, function))
         self._callers[key] = result
         return result
+
+    def _subclasses(self, cls: ast.ClassDef) -> list[ast.ClassDef]:
+        """The classes of this file that derive from `cls` (through classes of this file), in
+        the order of `facts.classes`; every class's chain is read once per file."""
+        index = self.__dict__.get("_subclasses_of")
+        if index is None:
+            index = {}
+            for sub in self.facts.classes.values():
+                for base in _class_chain(self.facts, sub)[1:]:
+                    index.setdefault(id(base), []).append(sub)
+            self.__dict__["_subclasses_of"] = index
+        return index.get(id(cls), [])
+
+    def _tf_function_bindings(self) -> list:
+        """The file's names bound to `tf.function(...)` calls (looked at for every function whose
+        callers are asked)."""
+        found = self.__dict__.get("_tf_function_bound")
+        if found is None:
+            found = [b for b in self.facts.bindings if b.kind == "tf_function" and isinstance(b.value, ast.Call)]
+            self.__dict__["_tf_function_bound"] = found
+        return found
 
     def _calls_through_containers(self) -> list:
         """The file's calls of an entry of a container (`LOSSES["mse"](pred, y)`, `steps[i](x)`)."""
@@ -2001,6 +2022,12 @@ class ValueModel:
     def _legacy_keras(self) -> bool:
         """Does the module set TF_USE_LEGACY_KERAS (`os.environ["TF_USE_LEGACY_KERAS"] = "1"`,
         or through `setdefault`) before it uses TensorFlow? Then `tf.keras` is tf_keras."""
+        found = self.__dict__.get("_legacy_keras_set")
+        if found is None:
+            found = self.__dict__["_legacy_keras_set"] = self._sets_legacy_keras()
+        return found
+
+    def _sets_legacy_keras(self) -> bool:
         for stmt in self.facts.tree.body:
             target = value = None
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript):

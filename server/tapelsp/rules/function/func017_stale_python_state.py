@@ -335,7 +335,14 @@ def _item_reads(scope: Scope, facts: Facts) -> list[Read]:
 
 
 def _module_containers(facts: Facts) -> set[str]:
-    """Module-level names bound once, to a dict or list display."""
+    """Module-level names bound once, to a dict or list display (worked out once per file)."""
+    found = facts.__dict__.get("_func017_module_containers")
+    if found is None:
+        found = facts.__dict__["_func017_module_containers"] = _bound_once_to_containers(facts)
+    return found
+
+
+def _bound_once_to_containers(facts: Facts) -> set[str]:
     counts: dict[str, int] = {}
     containers: set[str] = set()
     for stmt in facts.module.node.body:  # type: ignore[attr-defined]
