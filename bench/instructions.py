@@ -81,8 +81,8 @@ def main() -> None:
     findings = re.search(r"findings (\d+)", proc.stdout)
     if proc.returncode != 0 or counted is None:
         sys.exit(f"valgrind run failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    print(f"tapelsp {server}: {len(files)} files, {lines:,} lines ({', '.join(args.corpus)}; every "
-          f"{args.every}th), {findings.group(1) if findings else '?'} findings, "
+    print(f"tapelsp {server}: {len(files)} files, {lines:,} lines ({', '.join(args.corpus)}; one file "
+          f"in {args.every}), {findings.group(1) if findings else '?'} findings, "
           f"{int(counted.group(1)) / 1e6:,.0f} M instructions")
 
 
