@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+from functools import lru_cache
 from dataclasses import dataclass, field, replace
 from typing import AbstractSet, Any, Callable, Iterable, Iterator, Optional, Sequence
 
@@ -406,19 +407,34 @@ class _LeftOut:
             for index, chunk in enumerate(self._chunks):
                 if index in self._included:
                     continue
-                try:
-                    tree = ast.parse("\n".join(self._lines[chunk.start:chunk.end]))
-                except (SyntaxError, ValueError):
-                    words = chunk.binds | chunk.uses  # taken as both: a name a fix picks is never one of them
-                    names.update(words)
-                    attributes.update(words)
+                words = _words_of("\n".join(self._lines[chunk.start:chunk.end]))
+                if words is None:
+                    taken = chunk.binds | chunk.uses  # taken as both: a name a fix picks is never one of them
+                    names.update(taken)
+                    attributes.update(taken)
                     continue
-                for node in ast.walk(tree):
-                    names.update(names_of(node))
-                    if isinstance(node, ast.Attribute):
-                        attributes.add(node.attr)
+                names.update(words[0])
+                attributes.update(words[1])
             self._found = (frozenset(names), frozenset(attributes))
         return self._found
+
+
+@lru_cache(maxsize=4096)
+def _words_of(text: str) -> Optional[tuple[frozenset[str], frozenset[str]]]:
+    """The names and the attribute names of one chunk's text (None when it does not parse on
+    its own). Kept by text: each fix built after an edit asks about every chunk left out of its
+    partial analysis, and most chunks are the same from one fix to the next."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    names: set[str] = set()
+    attributes: set[str] = set()
+    for node in ast.walk(tree):
+        names.update(names_of(node))
+        if isinstance(node, ast.Attribute):
+            attributes.add(node.attr)
+    return frozenset(names), frozenset(attributes)
 
 
 class _View(AbstractSet[str]):
