@@ -363,3 +363,29 @@ def test_a_fix_of_a_partial_analysis_names_as_the_whole_analysis_does():
     fixed = apply_edits(edited, built.edits)
     assert fixed == apply_edits(edited, expected.edits)
     assert "self.scale = tf.Variable(self.factor)" in fixed
+
+
+
+def test_the_words_of_a_chunk_left_out_are_read_once_for_every_fix_after_an_edit():
+    """A fix that picks a new name asks for the names of every chunk the partial analysis left
+    out; they are kept by the chunk's text, so the next fix (here the same one, built by a
+    checker that saw the same edit) parses none of them again."""
+    from tapelsp.incremental import checker as incremental
+
+    def build_after_edit() -> str:
+        check = checker()
+        check.check(SCALER)
+        edited = SCALER.replace("    return scale * x", "    return scale * x  # scaled")
+        result = check.check(edited)
+        assert check.stats.mode == "partial"
+        wanted = [v for v, offered in zip(result.violations, result.offered) if offered and v.code == "FUNC001"]
+        fix = check.fixes(wanted)[(wanted[0].code, wanted[0].range, wanted[0].message)][0]
+        return apply_edits(edited, fix.edits)
+
+    incremental._words_of.cache_clear()
+    first = build_after_edit()
+    parsed = incremental._words_of.cache_info().misses
+    assert parsed > 0  # the chunks left out (`decay`, the module's last line) were read
+    assert build_after_edit() == first
+    info = incremental._words_of.cache_info()
+    assert info.misses == parsed and info.hits >= parsed
