@@ -346,24 +346,30 @@ y = Scaler(2.0)(tf.constant(3.0))
 '''
 
 
-def test_a_fix_of_a_partial_analysis_names_as_the_whole_analysis_does():
-    """The statements a partial analysis leaves out count with their real names and attribute
-    names: `decay`'s local `scale` does not take the attribute name `self.scale` (their words
-    did, and FUNC001's fix hoisted to `self._scale` where the whole analysis writes `self.scale`)."""
+SCALER_EDITED = SCALER.replace("    return scale * x", "    return scale * x  # scaled")
+
+
+def _scaler_fix_after_edit() -> tuple[tuple, str]:
+    """FUNC001's fix of SCALER built by a checker that saw SCALER and then a comment added in
+    `__call__` (a partial analysis that leaves `decay` out): (the finding's key, the fixed text)."""
     check = checker()
     check.check(SCALER)
-    edited = SCALER.replace("    return scale * x", "    return scale * x  # scaled")
-    result = check.check(edited)
+    result = check.check(SCALER_EDITED)
     assert check.stats.mode == "partial"
     wanted = [v for v, offered in zip(result.violations, result.offered) if offered and v.code == "FUNC001"]
     assert wanted, [v.code for v in result.violations]
     key = (wanted[0].code, wanted[0].range, wanted[0].message)
-    built = check.fixes(wanted)[key][0]
-    expected = _fixes_of_whole(edited)[key]
-    fixed = apply_edits(edited, built.edits)
-    assert fixed == apply_edits(edited, expected.edits)
-    assert "self.scale = tf.Variable(self.factor)" in fixed
+    return key, apply_edits(SCALER_EDITED, check.fixes(wanted)[key][0].edits)
 
+
+def test_a_fix_of_a_partial_analysis_names_as_the_whole_analysis_does():
+    """The statements a partial analysis leaves out count with their real names and attribute
+    names: `decay`'s local `scale` does not take the attribute name `self.scale` (their words
+    did, and FUNC001's fix hoisted to `self._scale` where the whole analysis writes `self.scale`)."""
+    key, fixed = _scaler_fix_after_edit()
+    expected = _fixes_of_whole(SCALER_EDITED)[key]
+    assert fixed == apply_edits(SCALER_EDITED, expected.edits)
+    assert "self.scale = tf.Variable(self.factor)" in fixed
 
 
 def test_the_words_of_a_chunk_left_out_are_read_once_for_every_fix_after_an_edit():
@@ -372,20 +378,10 @@ def test_the_words_of_a_chunk_left_out_are_read_once_for_every_fix_after_an_edit
     checker that saw the same edit) parses none of them again."""
     from tapelsp.incremental import checker as incremental
 
-    def build_after_edit() -> str:
-        check = checker()
-        check.check(SCALER)
-        edited = SCALER.replace("    return scale * x", "    return scale * x  # scaled")
-        result = check.check(edited)
-        assert check.stats.mode == "partial"
-        wanted = [v for v, offered in zip(result.violations, result.offered) if offered and v.code == "FUNC001"]
-        fix = check.fixes(wanted)[(wanted[0].code, wanted[0].range, wanted[0].message)][0]
-        return apply_edits(edited, fix.edits)
-
     incremental._words_of.cache_clear()
-    first = build_after_edit()
+    first = _scaler_fix_after_edit()
     parsed = incremental._words_of.cache_info().misses
     assert parsed > 0  # the chunks left out (`decay`, the module's last line) were read
-    assert build_after_edit() == first
+    assert _scaler_fix_after_edit() == first
     info = incremental._words_of.cache_info()
     assert info.misses == parsed and info.hits >= parsed
