@@ -258,3 +258,19 @@ async def test_the_worker_of_a_closed_documents_analysis_is_freed(start_editor, 
     messages = await logged(editor, f"analysis worker {worker} replaced")
     assert any(f"analysis worker {worker} replaced: nobody wanted its Check job any more" in message
                for message in messages), messages
+
+
+@pytest.mark.asyncio
+async def test_the_status_names_every_worker_while_one_is_busy(start_editor, tmp_path):
+    """`tapelsp/status` with `workers` asks each worker itself: two questions for "any worker"
+    were both answered by the idle one while the other was busy (one worker listed of two)."""
+    hooks = hooks_dir(tmp_path)
+    editor = await start_editor("neovim-0.9", env={TEST_HOOKS_VARIABLE: str(hooks), "TAPELSP_WORKERS": "2"})
+    editor.open(uri_in(tmp_path, "held.py"), HELD)
+    busy = await busy_worker_async(hooks)
+    asking = asyncio.ensure_future(editor.status(workers=True))
+    await asyncio.sleep(1.0)  # the idle worker has answered for itself; the busy one is still held
+    (hooks / "hold").unlink()
+    status = await asyncio.wait_for(asking, HANG_GUARD)
+    assert len(status["workerPids"]) == 2 and busy in status["workerPids"]
+    assert [worker["pid"] for worker in status["workers"]] == sorted(status["workerPids"])

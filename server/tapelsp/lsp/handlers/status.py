@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from ..server import TapeLanguageServer
 
 STATUS = "tapelsp/status"
+# Seconds the answer waits for a busy worker before any worker answers for it.
+WORKER_PATIENCE = 10.0
 
 
 def register(server: "TapeLanguageServer") -> None:
@@ -31,7 +33,10 @@ def register(server: "TapeLanguageServer") -> None:
         pool = session.pool
         # pygls hands the parameters of a method it does not know over as a namedtuple.
         ask_workers = (params.get("workers") if isinstance(params, dict) else getattr(params, "workers", None)) is True
-        answers = await asyncio.gather(*(pool.run(jobs.Status(), priority=BACKGROUND) for _ in pool.pids()),
+        # Each worker is asked itself: a job for "any worker" could be taken twice by the one that
+        # is idle while the other builds fixes in the background.
+        answers = await asyncio.gather(*(pool.run(jobs.Status(), priority=BACKGROUND, prefer=pid,
+                                                  patience=WORKER_PATIENCE) for pid in pool.pids()),
                                        return_exceptions=True) if ask_workers else []
         workers = {answer.pid: {"pid": answer.pid, "tensorflowImported": answer.tensorflow_imported,
                                 "modules": answer.modules}
