@@ -33,6 +33,7 @@ from typing import Any
 from ..facts.dataflow import flow_of, inside, position
 from ..facts.model import CallSite, Facts, Scope, Tape
 from ..facts.names import dotted
+from ..facts.walk import statements_breadth_first
 from . import library
 from .paths import (DEAD, LIVE, MAYBE, NONDIFF, NUMPY, NUMPY_FUNCTION, Cut, Evaluator, GradientUse, PathResult,
                     Root, function_resolver, gradient_uses)
@@ -688,7 +689,6 @@ def _frozen(values: ValueModel) -> tuple[set[int], bool]:
     facts = values.facts
     if "trainable" not in facts.source.text:
         return found, unknown  # no `x.trainable = ...`: no walk of the tree
-    from ..facts.walk import statements_breadth_first
 
     for node in statements_breadth_first(facts.tree):  # assignments are statements: ast.walk's order
         if not isinstance(node, ast.Assign):
@@ -1131,7 +1131,6 @@ def _eager_keras(facts: Facts) -> bool:
         return True
     if "run_eagerly" not in facts.source.text:
         return False  # no `x.run_eagerly = ...`: no walk of the tree
-    from ..facts.walk import statements_breadth_first
 
     for node in statements_breadth_first(facts.tree):  # assignments are statements
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "run_eagerly"
@@ -1229,7 +1228,7 @@ def _bound_name(call: ast.Call, facts: Facts) -> str | None:
     index: dict[int, ast.Assign] | None = facts.__dict__.get("_assigned_calls")
     if index is None:  # the assignments of a call, by the call, found once per file
         index = facts.__dict__["_assigned_calls"] = {}
-        for node in ast.walk(facts.tree):
+        for node in statements_breadth_first(facts.tree):  # an assignment is a statement
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and len(node.targets) == 1:
                 index.setdefault(id(node.value), node)
     node = index.get(id(call))

@@ -124,7 +124,9 @@ def _keras_runs_eagerly(facts) -> bool:
     for site in facts.calls:
         if any(k.arg == "run_eagerly" and eager(k.value) for k in site.node.keywords):
             return True
-    for node in ast.walk(facts.tree):
+    from ..facts.walk import statements_breadth_first
+
+    for node in statements_breadth_first(facts.tree):  # an assignment is a statement
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "run_eagerly"
                                                 for t in node.targets) and eager(node.value):
             return True

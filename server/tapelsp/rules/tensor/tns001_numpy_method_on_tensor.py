@@ -471,7 +471,9 @@ def _bindings(ctx: Context, owner: ast.AST) -> dict[str, list[ast.AST]]:
     found = cache[id(owner)] = {}
     for node in nodes:
         for target in _targets(node):
-            for name in {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}:
+            names = (target.id,) if type(target) is ast.Name else \
+                {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+            for name in names:
                 held = found.setdefault(name, [])
                 if not held or held[-1] is not node:
                     held.append(node)
