@@ -92,6 +92,67 @@ def traced_bodies(ctx) -> dict[int, Body]:
     return found
 
 
+def helper_bodies(ctx, bodies: dict[int, Body]) -> dict[int, Body]:
+    """Defs of this file that only tf.functions run: every call of the def in the file is in a
+    traced body (or in another such def), and its name is used for nothing but those calls
+    (`self._action(...)` in a `@tf.function` method, or in the method `tf.function(policy.action)`
+    wraps). Their Python runs only while the tf.function traces, like the tf.function's own."""
+    facts = ctx.facts
+    found = facts.__dict__.get("_helper_bodies")
+    if found is not None:
+        return found
+    found = {}
+    facts.__dict__["_helper_bodies"] = found
+    roots = [body for body in bodies.values() if not body.implicit and body.scope.traced_by is not None]
+    if not roots:
+        return found
+    from .python_state import function_label
+    from .traced import function_name, traced_functions
+    from .values import values_for
+
+    values = values_for(ctx)
+    mentions = _name_mentions(facts)
+    traced = dict(bodies)
+    changed = True
+    while changed:  # a helper of a helper: until nothing new is found
+        changed = False
+        for body in roots:
+            tf_function = body.scope.traced_by
+            for node in traced_functions(facts, tf_function, values):
+                scope = facts.function_scopes.get(node)
+                if scope is None or id(node) in traced or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                        or node.decorator_list or _eager_callback(scope):
+                    continue
+                calls = values.callers(node)
+                if not calls or mentions.get(node.name, 0) != len(calls) + 1 \
+                        or not all(id(_function_node(caller)) in traced for _call, caller, _bound in calls):
+                    continue
+                label = function_label(tf_function)
+                found[id(node)] = traced[id(node)] = Body(
+                    scope, tf_function.node or node, label,
+                    f"`{function_name(node)}`, which the tf.function {label} calls", tf_function.origin,
+                    "traced by this tf.function")
+                changed = True
+    return found
+
+
+def _function_node(scope: Scope) -> ast.AST | None:
+    while scope is not None and scope.kind not in ("function", "lambda"):
+        scope = scope.parent
+    return scope.node if scope is not None else None
+
+
+def _name_mentions(facts) -> dict[str, int]:
+    """How often each name is mentioned in the file, as a name or an attribute (defs included)."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(facts.tree):
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) \
+            else node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        if name is not None:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
 def _may_trace_implicitly(facts) -> bool:
     """A cheap test: a call of a tf.data method that traces, or a def of a Keras step."""
     return any(site.method in _DATASET_METHODS for site in facts.calls) or any(

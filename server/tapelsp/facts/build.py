@@ -450,11 +450,59 @@ class _Walker:
                 owner = scope.enclosing_class
                 if owner is not None:
                     node = defs_by_scope.get(id(owner), {}).get(target.attr)
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                # `tf.function(policy.action)`: a method of an instance of a class of this file
+                cls = _instance_class(self.facts, scope, target.value.id)
+                if cls is not None:
+                    node = _method_of(defs_by_scope, self.facts, cls, target.attr)
             if node is not None:
                 tf_function.node = node  # type: ignore[assignment]
                 body_scope = self.facts.function_scopes.get(node)
                 if body_scope is not None and body_scope.tf_function is None:
                     body_scope.tf_function = tf_function
+
+
+def _instance_class(facts: Facts, scope: Scope | None, name: str) -> ast.ClassDef | None:
+    """The class of this file that `name` holds an instance of, seen from `scope`: every
+    assignment to `name` in the nearest scope that assigns it is `name = C(...)`, with the same
+    `C` a class defined at the top of the module."""
+    from .walk import body_statements
+
+    while scope is not None:
+        if scope.kind != "class":
+            made = [stmt.value for stmt in body_statements(scope.node)
+                    if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                    and any(isinstance(t, ast.Name) and t.id == name
+                            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]))]
+            if made:
+                names = {call.func.id for call in made if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)}
+                if len(names) != 1 or not all(isinstance(call, ast.Call) for call in made):
+                    return None
+                return _module_class(facts, names.pop())
+            if name in scope.globals or isinstance(scope.node, ast.Module):
+                return None
+        scope = scope.parent
+    return None
+
+
+def _module_class(facts: Facts, name: str) -> ast.ClassDef | None:
+    found = [stmt for stmt in facts.tree.body if isinstance(stmt, ast.ClassDef) and stmt.name == name]
+    return found[0] if len(found) == 1 else None
+
+
+def _method_of(defs_by_scope: dict[int, dict[str, ast.AST]], facts: Facts, cls: ast.ClassDef, name: str,
+               depth: int = 0) -> ast.AST | None:
+    """The def of method `name` of `cls`, or of a base class of this file (the first found)."""
+    found = defs_by_scope.get(id(cls), {}).get(name)
+    if found is not None or depth > 4:
+        return found
+    for base in cls.bases:
+        base_class = _module_class(facts, base.id) if isinstance(base, ast.Name) else None
+        if base_class is not None:
+            found = _method_of(defs_by_scope, facts, base_class, name, depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 def _nearest_def(defs_by_scope: dict[int, dict[str, ast.AST]], scope: Scope | None, name: str) -> ast.AST | None:

@@ -6,7 +6,7 @@ from ...facts.model import Scope
 from ...model import Applicability, Severity
 from ...versions import VersionRange
 from ...analysis.python_state import FileState, file_state, is_container, is_number, self_attribute
-from ...analysis.traced_bodies import Body, in_eager_branch, traced_bodies
+from ...analysis.traced_bodies import Body, helper_bodies, in_eager_branch, traced_bodies
 from ..tape._fixes import unfixed
 from ._fixes import tf_alias
 from ..base import Context, Proof, Rule, invalid, valid
@@ -96,6 +96,53 @@ class PythonSideEffect(Rule):
                 "train_step", "test_step", "predict_step")
     fixable = True
     examples = (
+        unfixed(invalid("""
+            import tensorflow as tf
+
+
+            class Policy:
+                def __init__(self):
+                    self.steps = 0
+
+                def _count(self):
+                    self.steps += 1
+
+                def action(self, x):
+                    self._count()
+                    return x * 2.0
+
+
+            policy = Policy()
+            act = tf.function(policy.action)
+            for _ in range(3):
+                act(tf.constant(1.0))
+        """, 9, "a helper method that only the tf.function calls; the tf.function wraps a method of an instance",
+            proof=Proof(check="assert policy.steps == 1"))),
+        valid("""
+            import tensorflow as tf
+
+
+            class Policy:
+                def __init__(self):
+                    self.steps = 0
+
+                def _count(self):
+                    self.steps += 1
+
+                def action(self, x):
+                    return x * 2.0
+
+                def act_eagerly(self, x):
+                    self._count()
+                    return self.action(x)
+
+
+            policy = Policy()
+            act = tf.function(policy.action)
+            for _ in range(3):
+                policy.act_eagerly(tf.constant(1.0))
+        """, "the helper runs in eager code, not in the traced method",
+            proof=Proof(check="assert policy.steps == 3")),
         invalid("""
             import tensorflow as tf
 
@@ -626,6 +673,9 @@ class PythonSideEffect(Rule):
     def check(self, ctx: Context) -> None:
         state = file_state(ctx.facts)
         bodies = traced_bodies(ctx)
+        helpers = helper_bodies(ctx, bodies)
+        if helpers:
+            bodies = {**bodies, **helpers}
         for body in bodies.values():
             scope = body.scope
             for node in state.own(scope.node, _SIDE_EFFECT_NODES):
