@@ -713,6 +713,7 @@ SAMPLES: dict[str, str | tuple[str, ...]] = {
     "@model.compile": ("model.compile(loss='mse')",),
     "@model.save_weights": ("model.save_weights(weights_path)",),
     "@model.get_weights": ("model.get_weights()",),
+    "@model.get_layer": ("model.get_layer(index=0)",),
     "@model.set_weights": ("model.set_weights(model.get_weights())",),
     "@model.trainable_variables": ("model.trainable_variables",),
     "@model.trainable_weights": ("model.trainable_weights",),

@@ -104,6 +104,25 @@ class NumpyInFunction(Rule):
     triggers = ("numpy", "np.", "constant", *_NUMPY_METHOD_CALLS)
     fixable = True
     examples = (
+        unfixed(invalid("""
+            import keras
+            import numpy as np
+            import tensorflow as tf
+
+
+            def top_overlap(y_true, y_pred):
+                ranked = tf.argsort(y_pred, axis=-1, direction="DESCENDING")
+                top = ranked[:, :2]
+                truth = tf.argsort(y_true, axis=-1, direction="DESCENDING")[:, :2]
+                common = tf.sets.intersection(top, truth)
+                return tf.sparse.to_dense(common).numpy()
+
+
+            model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(3)])
+            model.compile(optimizer="sgd", loss="mse", metrics=[top_overlap])
+            model.fit(np.ones((8, 4), "float32"), np.ones((8, 3), "float32"), verbose=0)
+        """, 11, "a Keras metric: a tensor computed from the traced arguments through several ops, slices and a sparse result",
+            proof=Proof(raises=("AttributeError", "'SymbolicTensor' object has no attribute 'numpy'")))),
         invalid("""
             import numpy as np
             import tensorflow as tf
@@ -636,23 +655,37 @@ def _first_symbolic(exprs: list[ast.expr], scope: Scope, values: ValueModel) -> 
     return None
 
 
-def _derived(expr: ast.expr, scope: Scope, values: ValueModel, depth: int = 0) -> str | None:
+def _derived(expr: ast.expr, scope: Scope, values: ValueModel, depth: int = 0,
+             seen: set[int] | None = None) -> str | None:
     """For `.numpy()` only: a call computed from symbolic tensors or from the traced function's
-    parameters (`loss = compute_loss(model(x), y)`) has no value during tracing either."""
-    if depth > 3:
+    parameters (`loss = compute_loss(model(x), y)`) has no value during tracing either; so has a
+    tensor computed from one in the function (`bp = tf.argsort(yp)`, `xcp = bp[:10]`,
+    `count = tf.sets.intersection(xcp, ...)`, `tf.sparse.to_dense(count)`)."""
+    if depth > 12:
         return None
+    seen = set() if seen is None else seen
+    if id(expr) in seen:
+        return None
+    seen.add(id(expr))
+    if isinstance(expr, ast.Subscript):  # `bp[None, :10]`: a slice of a traced tensor
+        return _derived(expr.value, scope, values, depth + 1, seen)
     if isinstance(expr, ast.Name):
         defs, owner = values.definitions(expr.id, scope, expr)
         if owner is None or not defs or (owner.traced_by is None and keras_trace_of(values, owner) is None):
             return None
         if _tensor_params(owner, values) and all(d.kind == "param" for d in defs) and expr.id not in ("self", "cls"):
             return "tensor"
-        kinds = [_derived(d.value, owner, values, depth + 1) if d.kind == "assign" and d.value is not None else None
-                 for d in defs]
+        kinds = [_derived(d.value, owner, values, depth + 1, seen) if d.kind == "assign" and d.value is not None
+                 else None for d in defs]
         return "tensor" if all(kinds) else None
     if isinstance(expr, ast.Call):
         arguments = [*expr.args, *(k.value for k in expr.keywords)]
         if any(_symbolic(a, scope, values) or _is_traced_param(a, scope, values) for a in arguments):
+            return "tensor"
+        # A TensorFlow op of a tensor the function computed from its traced parameters.
+        if values.value(expr, scope).is_(TENSOR) and any(
+                isinstance(a, (ast.Name, ast.Subscript)) and _derived(a, scope, values, depth + 1, seen)
+                for a in arguments):
             return "tensor"
     return None
 

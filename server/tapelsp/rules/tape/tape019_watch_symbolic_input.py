@@ -67,6 +67,20 @@ class WatchSymbolicInput(Rule):
     examples = (
         invalid("""
             import numpy as np
+            import keras
+            import tensorflow as tf
+
+            inputs = keras.Input((4,))
+            hidden = keras.layers.Dense(3, name="hidden")(inputs)
+            model = keras.Model(inputs, keras.layers.Dense(1)(hidden))
+            x = tf.constant(np.ones((2, 4), "float32"))
+            with tf.GradientTape() as tape:
+                tape.watch(model.get_layer("hidden").output)
+                y = model(x)
+        """, 10, "a layer's symbolic output, found with get_layer (Keras 3)",
+            proof=Proof(raises=("ValueError", WATCH_ERROR))),
+        invalid("""
+            import numpy as np
             import tensorflow as tf
             import keras
 
