@@ -1142,6 +1142,8 @@ class Evaluator:
                 func = node.args[api.py_callback[0]] if len(node.args) > api.py_callback[0] else None
                 if isinstance(func, ast.Name):
                     status = max(status, self.function_mentions_root(func))
+                elif isinstance(func, ast.Attribute) and self.method_mentions_root(func, at):
+                    status = LIVE  # `tf.numpy_function(self.rollout, ...)`, a method that runs `self.model`
                 self.cut(NUMPY_FUNCTION, node, f"`{short}`", node.args[1] if len(node.args) > 1 else None, status)
                 return DEAD
             status = self.join(args, at)
@@ -1454,6 +1456,20 @@ class Evaluator:
             if isinstance(node, ast.Name) and node.id == root_base:
                 return LIVE
         return DEAD
+
+    def method_mentions_root(self, func: ast.Attribute, at: ast.AST) -> bool:
+        """`self.rollout` is a method of this class whose body names the root (`self.model`, or a
+        module-level `model`)."""
+        definition = self._local_function(func, at)
+        if definition is None:
+            return False
+        name = self.root.name
+        for node in ast.walk(definition):
+            if isinstance(node, (ast.Name, ast.Attribute)):
+                text = dotted(node)
+                if text is not None and (text == name or text.startswith(name + ".")):
+                    return True
+        return False
 
     def _module_function(self, name: str) -> ast.FunctionDef | None:
         found = _index(self.facts).module_functions.get(name, [])

@@ -16,7 +16,7 @@ from ...analysis.gradcalls import (
     tape_item_range_node,
     watch_position,
 )
-from ...analysis.paths import (DEAD, LIVE, Evaluator, Root, calls_object as _calls, forward_handed_in,
+from ...analysis.paths import (DEAD, LIVE, MUTATORS, Evaluator, Root, calls_object as _calls, forward_handed_in,
                                function_resolver, gradient_uses_of, misapplied)
 from ...analysis.reach import may_reach
 from ...analysis.values import LAYER, MODEL, NUMBER, TENSOR, VARIABLE, is_integer_dtype, values_for
@@ -93,6 +93,32 @@ class ForwardBeforeTape(Rule):
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape",)
     examples = (
+        invalid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(2)])
+            values = []
+            for _ in range(3):
+                out = model(tf.ones((1, 4)))
+                values.append(out[0, 0])
+            with tf.GradientTape() as tape:
+                loss = tf.add_n(values)
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, 6, "forward passes collected in a list before the tape",
+            proof=Proof(check="assert all(g is None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(2)])
+            with tf.GradientTape() as tape:
+                values = []
+                for _ in range(3):
+                    out = model(tf.ones((1, 4)))
+                    values.append(out[0, 0])
+                loss = tf.add_n(values)
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, "the list is filled inside the tape",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
         invalid(_STEP_AND_CALLER.format(given="logits", loss="loss_fn(labels, logits)",
                                         forward="        logits = model(images)\n", passed="logits"), 14,
                 "the caller runs the model and hands its logits to the tf.function whose tape asks for its variables",
@@ -1058,7 +1084,8 @@ def _unrecorded_for(ctx: Context, lookup, resolver, use, root: Root, start) -> D
     actual = evaluator()
     if actual.target(use.target, use.call, use.recorded) != DEAD or actual.maybe_cuts:
         return None
-    before = [d for d in fast_slice(use.flow, use.target, use.call)
+    slice_ = fast_slice(use.flow, use.target, use.call)
+    before = [d for d in slice_ + _filled_before(use, slice_, start)
               if d.position < start and not d.recorded_by(use.tape) and d.value is not None
               and d.kind in ("assign", "augassign") and not _deferred(lookup, d)]
     if not before:
@@ -1075,6 +1102,37 @@ def _unrecorded_for(ctx: Context, lookup, resolver, use, root: Root, start) -> D
     if moved.target(use.target, use.call, use.recorded) != LIVE:
         return None
     return min(pre, key=lambda d: d.position)
+
+
+def _filled_before(use, slice_: list[Def], start) -> list[Def]:
+    """The definitions that what went into the containers of the slice reads (`values.append(
+    out[0, 0])` in the loop before the tape: `out = model(state)`; `losses.append(v * 2.0)` in
+    the block, `v` from `for v in values`): the def-use layer sees a container's `values = []`,
+    not what was put in it. Containers filled before the gradient call, followed through the
+    containers they read in turn."""
+    method_calls = use.flow.scope.method_calls
+    until = position(use.call)
+    seen = {id(d) for d in slice_}
+    found: list[Def] = []
+    pending = list(dict.fromkeys(d.name for d in slice_))
+    names = set(pending)
+    while pending:
+        name = pending.pop()
+        for method in MUTATORS:
+            for site in method_calls.get((name, method), ()):
+                if position(site.node) >= until:
+                    continue
+                for arg in [*site.node.args, *(k.value for k in site.node.keywords)]:
+                    for d in fast_slice(use.flow, arg, site.node):
+                        if id(d) in seen:
+                            continue
+                        seen.add(id(d))
+                        found.append(d)
+                        if d.name not in names:
+                            names.add(d.name)
+                            pending.append(d.name)
+    found.sort(key=lambda d: d.position)
+    return found
 
 
 def _parts_called_before(lookup, use, root: Root, start) -> list[Root]:

@@ -48,6 +48,29 @@ class NumpyFunctionInTape(Rule):
     triggers = ("numpy_function", "py_func")
     examples = (
         invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+
+            class Agent:
+                def __init__(self):
+                    self.model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(2)])
+
+                def rollout(self):
+                    out = self.model(np.ones((1, 4), np.float32))
+                    return out.numpy()
+
+                def train_step(self):
+                    with tf.GradientTape() as tape:
+                        logits = tf.numpy_function(self.rollout, [], tf.float32)
+                        loss = tf.reduce_sum(logits)
+                    return tape.gradient(loss, self.model.trainable_variables)
+
+
+            grads = Agent().train_step()
+        """, 15, "a method of the agent that runs its model, wrapped in tf.numpy_function",
+            proof=Proof(check="assert all(g is None for g in grads)")),
+        invalid("""
             import tensorflow as tf
 
             w = tf.Variable(2.0)
