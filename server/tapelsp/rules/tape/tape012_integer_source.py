@@ -7,7 +7,7 @@ from ...model import Applicability, Severity
 from ...versions import VersionRange
 from ._fixes import unfixed
 from ...analysis.gradcalls import GradCall, gradient_calls, watch_position
-from ...analysis.values import NUMPY_VALUES, TENSOR, VARIABLE, Value, is_integer_dtype, values_for
+from ...analysis.values import LAYER, MODEL, NUMPY_VALUES, TENSOR, VARIABLE, Value, is_integer_dtype, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 from ..optimizer._optimizers import minimize_calls
 
@@ -22,7 +22,9 @@ class IntegerSource(Rule):
     (reported where the gradient is asked for a tensor, where it is created for a variable),
     by `tape.gradient` or by an optimizer's `minimize(loss, var_list)`:
     `tf.constant(3)`, `tf.Variable(0)`, `tf.range(5)`, `dtype=tf.int32`, a cast to an
-    integer type, or an image decoded as `uint8` and never cast.
+    integer type, or an image decoded as `uint8` and never cast. Also an integer weight of a
+    Keras layer or model (`self.add_weight(..., dtype="int32")`) left trainable, in a file that
+    trains: Keras lists it in `trainable_variables` and training asks for its gradient.
 
     ## Why is this bad?
     Gradients exist only for floating-point (and complex) tensors. A tape never records
@@ -52,9 +54,47 @@ class IntegerSource(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     cheap_without_triggers = True
-    triggers = ("GradientTape", "minimize")
+    triggers = ("GradientTape", "minimize", "add_weight", "add_variable")
     fixable = True
     examples = (
+        unfixed(invalid("""
+            import keras
+            import numpy as np
+
+
+            class Scale(keras.layers.Layer):
+                def build(self, input_shape):
+                    self.factor = self.add_weight(shape=(1,), initializer="ones", dtype="int32")
+
+                def call(self, x):
+                    return x * keras.ops.cast(self.factor, "float32")
+
+
+            model = keras.Sequential([keras.Input((1,)), Scale()])
+            model.compile(optimizer="sgd", loss="mse")
+            model.fit(np.ones((4, 1), "float32"), np.ones((4, 1), "float32"), verbose=0)
+        """, 7, "an integer weight of a Keras layer, trainable by default, trained by fit",
+            proof=Proof(raises=("ValueError", NO_GRADIENTS)))),
+        valid("""
+            import keras
+            import numpy as np
+
+
+            class Scale(keras.layers.Layer):
+                def build(self, input_shape):
+                    self.kernel = self.add_weight(shape=(1,), initializer="ones")
+                    self.calls = self.add_weight(shape=(), initializer="zeros", dtype="int32", trainable=False)
+
+                def call(self, x):
+                    self.calls.assign_add(1)
+                    return x * self.kernel
+
+
+            model = keras.Sequential([keras.Input((1,)), Scale()])
+            model.compile(optimizer="sgd", loss="mse")
+            history = model.fit(np.ones((4, 1), "float32"), np.ones((4, 1), "float32"), verbose=0)
+        """, "an integer counter weight with trainable=False",
+            proof=Proof(check="assert int(model.layers[0].calls.numpy()) > 0")),
         invalid("""
             import tensorflow as tf
 
@@ -307,6 +347,7 @@ class IntegerSource(Rule):
                     continue
                 reported.add(id(where))
                 self._report(ctx, call, element, source, where)
+        self._keras_weights(ctx, values, reported)
         for found in minimize_calls(ctx):
             if found.var_list is None or found.family == "keras3":
                 continue  # Keras 3 optimizers have no minimize (OPT002)
@@ -330,6 +371,39 @@ class IntegerSource(Rule):
                     continue
                 reported.add(id(where))
                 self._report_minimize(ctx, found, element, source, where, every)
+
+    def _keras_weights(self, ctx: Context, values, reported: set[int]) -> None:
+        """`self.add_weight(..., dtype="int32")` in a Keras layer or model, trainable (the
+        default), in a file that trains: Keras lists it among the trainable variables, and
+        training asks a gradient for it that never exists."""
+        facts = ctx.facts
+        trains = [site for site in facts.calls if site.method in _TRAINING_METHODS]
+        if not trains:
+            return
+        for site in facts.calls:
+            if site.method not in ("add_weight", "add_variable") or site.receiver != "self":
+                continue
+            cls = site.scope.enclosing_class
+            if cls is None or values.class_kind(cls) not in (LAYER, MODEL):
+                continue
+            trainable = next((k.value for k in site.node.keywords if k.arg == "trainable"), None)
+            if trainable is not None and not (isinstance(trainable, ast.Constant) and trainable.value is True):
+                continue  # trainable=False (a counter, a step), or decided at run time
+            value = values.value(site.node, site.scope)
+            if not value.is_(VARIABLE) or not value.certain or not is_integer_dtype(value.dtype) \
+                    or id(site.node) in reported:
+                continue
+            reported.add(id(site.node))
+            train = trains[0]
+            ctx.report(
+                site.node,
+                f"This weight is {value.dtype} and trainable (the default), so Keras lists it in "
+                "`trainable_variables`, but gradients exist only for floating dtypes: training "
+                f"(`{train.method}` on {ctx.where(train.node)}) gets None for it; the optimizer raises ValueError "
+                f"\"{NO_GRADIENTS}\" when it is the only weight and warns \"Gradients do not exist for variables\" "
+                "otherwise. Pass `trainable=False` for a counter or index, or use a float dtype for a parameter.",
+                related=[ctx.related(train.node, "training that asks for its gradient")],
+            )
 
     def _report_minimize(self, ctx: Context, found, element: ast.expr, source: "_Source", where: ast.AST,
                          every: bool) -> None:
@@ -389,6 +463,10 @@ class IntegerSource(Rule):
             related=related,
             fix=_float_offer(ctx, source) if source.value.remote is None else None,
         )
+
+
+# Calls that train what the file builds: Keras training, optimizer steps, gradients.
+_TRAINING_METHODS = frozenset({"fit", "train_on_batch", "apply_gradients", "minimize", "gradient"})
 
 
 class _Source:
