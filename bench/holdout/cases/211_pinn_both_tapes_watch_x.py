@@ -1,0 +1,57 @@
+"""Correct look-alike: the same Schrodinger PINN with both nested tapes watching x (tanh layers).
+
+Source: Stack Overflow question "TensorFlow second derivative calculation always returns zero
+in Quantum PINN solver" (mirrored at https://coderapp.vercel.app/answer/78712449). Same
+solver and nested tapes as case 209, with `tape2.watch(x)` added as in TensorFlow's own
+nested-tape example (the stored mirror does not carry the answer's text) and a smooth
+activation so the second derivative is not identically zero. Changes as in case 209.
+"""
+import tensorflow as tf
+
+
+class QuantumPINNSolver:
+    def __init__(self, potential_func):
+        self.potential_func = potential_func
+        self.model = self.build_model()
+
+    def build_model(self):
+        return tf.keras.Sequential([
+            tf.keras.layers.Input(shape=(1,), dtype=tf.float64),
+            tf.keras.layers.Dense(16, activation='tanh', dtype=tf.float64),
+            tf.keras.layers.Dense(16, activation='tanh', dtype=tf.float64),
+            tf.keras.layers.Dense(16, activation='tanh', dtype=tf.float64),
+            tf.keras.layers.Dense(1, activation=None, dtype=tf.float64)
+        ])
+
+    @tf.function
+    def schrodinger_loss(self, x, E):
+        with tf.GradientTape(persistent=True) as tape2:
+            tape2.watch(x)
+            with tf.GradientTape(persistent=True) as tape1:
+                tape1.watch(x)
+                psi = self.model(x)
+            dpsi_dx = tape1.gradient(psi, x)
+        d2psi_dx2 = tape2.gradient(dpsi_dx, x)
+        if d2psi_dx2 is None:
+            return tf.constant(-1.0, tf.float64), tf.constant(False)
+        V_x = self.potential_func(x)
+        schrodinger_eq = -d2psi_dx2 + (V_x - E) * psi
+        return tf.reduce_mean(tf.square(schrodinger_eq)), tf.reduce_all(d2psi_dx2 == 0)
+
+
+def harmonic_oscillator_potential(x):
+    return 0.5 * tf.square(x)
+
+
+def main():
+    solver = QuantumPINNSolver(potential_func=harmonic_oscillator_potential)
+    x = tf.random.uniform((32, 1), minval=-5, maxval=5, dtype=tf.float64)
+    E = tf.constant(0.5, dtype=tf.float64)
+    loss, all_zero = solver.schrodinger_loss(x, E)
+    d2_none = float(loss) == -1.0
+    print("loss", float(loss), "second derivative all zero:", bool(all_zero))
+    print(f"ORACLE: bug={d2_none} second_grad_is_none={d2_none} second_grad_all_zero={bool(all_zero)}")
+
+
+if __name__ == "__main__":
+    main()
