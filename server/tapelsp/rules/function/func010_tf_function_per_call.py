@@ -68,6 +68,33 @@ class TfFunctionPerCall(Rule):
 
             traces = []
 
+
+            class Predictor:
+                def __init__(self, scale):
+                    self.scale = scale
+
+                def test(self, x):
+                    return self.run(x)
+
+                def run(self, x):
+                    @tf.function
+                    def step(v):
+                        traces.append(1)
+                        return v * self.scale
+
+                    return step(x)
+
+
+            predictor = Predictor(2.0)
+            for _ in range(4):
+                out = predictor.test(tf.constant(1.0))
+        """, 14, "a method that defines the tf.function, called through another method in a loop",
+            proof=Proof(check="assert len(traces) == 4, len(traces)")),
+        invalid("""
+            import tensorflow as tf
+
+            traces = []
+
             def square(x):
                 traces.append(1)
                 return x * x
@@ -432,8 +459,12 @@ def _decorated_per_call(node: ast.FunctionDef | ast.AsyncFunctionDef, parent: Sc
 
 def _per_call(owner: ast.AST, caller: CallSite, ctx: Context):
     loop = caller.loops[-1]
-    return (_why(f"on every call of {_name(owner)}, which the loop on {ctx.where(loop)} calls again and again"),
-            [ctx.related(caller.node, f"{_name(owner)} called in a loop here")])
+    func = caller.node.func
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    through = f" (through `{called}`)" if called is not None and called != getattr(owner, "name", None) else ""
+    return (_why(f"on every call of {_name(owner)}, which the loop on {ctx.where(loop)} calls again and again"
+                 f"{through}"),
+            [ctx.related(caller.node, f"{_name(owner)} called in a loop here{through}")])
 
 
 def _usage(call: ast.Call, scope: Scope) -> tuple[ast.AST | None, str | None]:
@@ -495,7 +526,8 @@ def _name(node: ast.AST) -> str:
 
 
 def _repeated_caller(owner: ast.AST, scope: Scope, facts: Facts,
-                     decorated: ast.AST | None = None, values: ValueModel | None = None) -> CallSite | None:
+                     decorated: ast.AST | None = None, values: ValueModel | None = None,
+                     depth: int = 0) -> CallSite | None:
     """A call of the function `owner` made inside a loop of this file (evidence it runs many times).
 
     Without such evidence (a library function, a test, an entry point) the function may well
@@ -525,7 +557,29 @@ def _repeated_caller(owner: ast.AST, scope: Scope, facts: Facts,
                 and _specialized(decorated, scope, _varied_parameters(site, owner, is_method), values):
             continue
         return site
+    if depth == 0:
+        # Through one function of this file that calls it outside a loop (`test` calling
+        # `self.run_predictions`), called in a loop with nothing the loop changes.
+        for site in facts.calls:
+            func = site.node.func
+            wrapper = site.scope.function
+            if site.loops or wrapper is None or wrapper.node is owner \
+                    or not isinstance(wrapper.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if not ((is_method and isinstance(func, ast.Attribute) and func.attr == owner.name
+                     and isinstance(func.value, ast.Name) and func.value.id == "self")
+                    or (not is_method and isinstance(func, ast.Name) and func.id == owner.name)):
+                continue
+            outer = _repeated_caller(wrapper.node, wrapper, facts, depth=1)
+            if outer is not None and not _reads(outer.node, _loop_targets(outer.loops)):
+                return outer
     return None
+
+
+def _loop_targets(loops: tuple[ast.stmt, ...]) -> set[str]:
+    """Every name the loops around a call bind on each iteration."""
+    return {n.id for loop in loops if isinstance(loop, (ast.For, ast.AsyncFor))
+            for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
 
 
 def _python_values_of(loop: ast.stmt) -> set[str]:

@@ -7,7 +7,7 @@ from ...model import Applicability, Severity
 from ...versions import VersionRange
 from ._fixes import unfixed
 from ...analysis.gradcalls import GradCall, gradient_calls, watch_position
-from ...analysis.values import LAYER, MODEL, NUMPY_VALUES, TENSOR, VARIABLE, Value, is_integer_dtype, values_for
+from ...analysis.values import LAYER, LIST, MODEL, NUMPY_VALUES, TENSOR, TUPLE, VARIABLE, Value, is_integer_dtype, values_for
 from ..base import Context, Proof, Rule, invalid, valid
 from ..optimizer._optimizers import minimize_calls
 
@@ -57,6 +57,15 @@ class IntegerSource(Rule):
     triggers = ("GradientTape", "minimize", "add_weight", "add_variable")
     fixable = True
     examples = (
+        unfixed(invalid("""
+            import tensorflow as tf
+
+            params = [tf.Variable(1), tf.Variable(2)]
+            with tf.GradientTape() as tape:
+                loss = (params[0] * params[1] - 6) ** 2
+            grads = tape.gradient(loss, params)
+        """, 3, "a list of integer variables as the sources",
+            proof=Proof(check="assert grads == [None, None]"))),
         unfixed(invalid("""
             import keras
             import numpy as np
@@ -337,6 +346,9 @@ class IntegerSource(Rule):
                 if not isinstance(element, (ast.Name, ast.Attribute)) or dotted(element) is None:
                     continue
                 value = values.value(element, call.site.scope)
+                if value.is_(LIST, TUPLE) and isinstance(element, ast.Name):
+                    self._integer_list(ctx, call, element, value, values, reported)
+                    continue
                 if not value.is_(TENSOR, VARIABLE) or not is_integer_dtype(value.dtype):
                     continue
                 source = _Source(value, values)
@@ -371,6 +383,31 @@ class IntegerSource(Rule):
                     continue
                 reported.add(id(where))
                 self._report_minimize(ctx, found, element, source, where, every)
+
+    def _integer_list(self, ctx: Context, call: GradCall, element: ast.Name, value: Value, values,
+                      reported: set[int]) -> None:
+        """`params = [tf.Variable(1), tf.Variable(2)]`, then `tape.gradient(loss, params)`: a list
+        written out in the file whose every element is an integer variable or tensor."""
+        made = value.origin
+        if not value.certain or value.remote is not None or not isinstance(made, (ast.List, ast.Tuple)) \
+                or not made.elts or id(made) in reported:
+            return
+        scope = values.scope_at(made)
+        items = [values.value(item, scope) for item in made.elts]
+        if not all(item.certain and item.is_(TENSOR, VARIABLE) and is_integer_dtype(item.dtype) for item in items):
+            return
+        reported.add(id(made))
+        kinds = {("tf.Variable" if item.kind == VARIABLE else "tensor") for item in items}
+        what = "integer tf.Variables" if kinds == {"tf.Variable"} else "integer tensors"
+        dtypes = ", ".join(sorted({str(item.dtype) for item in items}))
+        ctx.report(
+            made,
+            f"`{element.id}` holds {what} ({dtypes}); gradients exist only for floating dtypes: "
+            f"`{call.label()}` on {ctx.where(call.node)} returns None for every one of them. Use float "
+            "literals (`tf.Variable(1.0)`) or `dtype=tf.float32`.",
+            related=[ctx.related(call.node, "the gradient call that gets None"),
+                     ctx.related(element, f"`{element.id}` used as the gradient sources")],
+        )
 
     def _keras_weights(self, ctx: Context, values, reported: set[int]) -> None:
         """`self.add_weight(..., dtype="int32")` in a Keras layer or model, trainable (the
