@@ -58,7 +58,10 @@ class ForwardBeforeTape(Rule):
     watched tensor) before the tape opened (or before the `tape.watch` call), also an
     object a function's tape reads that the module built once from a tensor computed from a
     module-level variable (`dist = tfd.Normal(loc, scale=tf.exp(log_scale))` at import,
-    `dist.log_prob(x)` in the tape: `tf.exp` ran before any tape).
+    `dist.log_prob(x)` in the tape: `tf.exp` ran before any tape). Forward passes collected
+    into a list before the tape count too (`values.append(model(s)[0, 0])` in a rollout loop),
+    and so does a Keras layer whose `build` combines its variables into a tensor that `call`
+    reads (`self.kernel = self.mu + self.sigma * eps`), in a file that trains.
 
     It only reports when nothing inside the block uses the model or the source again,
     directly or through a function defined in the same file.
@@ -93,6 +96,57 @@ class ForwardBeforeTape(Rule):
     tensorflow = VersionRange(">=2.0")
     triggers = ("GradientTape",)
     examples = (
+        invalid("""
+            import tensorflow as tf
+
+
+            class NoisyDense(tf.keras.layers.Layer):
+                def __init__(self, units):
+                    super().__init__()
+                    self.units = units
+
+                def build(self, input_shape):
+                    self.mu = self.add_weight(shape=(input_shape[-1], self.units), initializer="ones")
+                    self.sigma = self.add_weight(shape=(input_shape[-1], self.units), initializer="ones")
+                    self.kernel = self.mu + self.sigma * tf.random.normal((input_shape[-1], self.units))
+
+                def call(self, x):
+                    return tf.matmul(x, self.kernel)
+
+
+            layer = NoisyDense(2)
+            x = tf.ones((3, 4))
+            layer(x)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(layer(x))
+            grads = tape.gradient(loss, layer.trainable_variables)
+        """, 12, "a layer's kernel combined from its weights once, in build",
+            proof=Proof(check="assert all(g is None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+
+
+            class NoisyDense(tf.keras.layers.Layer):
+                def __init__(self, units):
+                    super().__init__()
+                    self.units = units
+
+                def build(self, input_shape):
+                    self.mu = self.add_weight(shape=(input_shape[-1], self.units), initializer="ones")
+                    self.sigma = self.add_weight(shape=(input_shape[-1], self.units), initializer="ones")
+
+                def call(self, x):
+                    kernel = self.mu + self.sigma * tf.random.normal(tf.shape(self.mu))
+                    return tf.matmul(x, kernel)
+
+
+            layer = NoisyDense(2)
+            x = tf.ones((3, 4))
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(layer(x))
+            grads = tape.gradient(loss, layer.trainable_variables)
+        """, "the kernel combined in call, on every forward pass",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
         invalid("""
             import tensorflow as tf
 
@@ -561,6 +615,52 @@ class ForwardBeforeTape(Rule):
             if found is not None:
                 pre, message, related = found
                 ctx.report(pre.stmt, message, related=related)
+        self._built_once(ctx)
+
+    # --- a layer's weights combined once, in `build` ------------------------------------
+
+    def _built_once(self, ctx: Context) -> None:
+        """`self.kernel = self.weight_mu + self.weight_sigma * self.eps` in a Keras layer's
+        `build`, read by its `call`: `build` runs once, before any tape records, so every call
+        uses the same constant tensor and the variables it was computed from get no gradient
+        (a file that trains: a gradient call, an optimizer step, `fit`)."""
+        facts = ctx.facts
+        if not facts.classes or not any(site.method in _TRAINS for site in facts.calls):
+            return
+        values = values_for(ctx)
+        for cls in facts.classes.values():
+            methods = {m.name: m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            build, call = methods.get("build"), methods.get("call") or methods.get("__call__")
+            if build is None or call is None or values.class_kind(cls) not in (LAYER, MODEL):
+                continue
+            scope = facts.function_scopes.get(build)
+            if scope is None:
+                continue
+            for stmt in build.body:
+                if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                        and isinstance(stmt.targets[0], ast.Attribute) and isinstance(stmt.targets[0].value, ast.Name)
+                        and stmt.targets[0].value.id == "self"):
+                    continue
+                attr = stmt.targets[0].attr
+                made = values.value(stmt.value, scope)
+                if not made.certain or not made.is_(TENSOR):
+                    continue
+                weights = [node for node in ast.walk(stmt.value)
+                           if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                           and node.value.id == "self" and isinstance(node.ctx, ast.Load)
+                           and (held := values.value(node, scope)).is_(VARIABLE) and held.certain and held.trainable]
+                if not weights or not _reads_attribute(call, attr) \
+                        or any(_stores_attribute(method, attr) for name, method in methods.items()
+                               if name not in ("build", "__init__")):
+                    continue
+                names = ", ".join(dict.fromkeys(f"`self.{w.attr}`" for w in weights))
+                ctx.report(stmt, (
+                    f"`self.{attr}` is computed in `build` from the variables {names}: `build` runs once, before "
+                    f"any tape records, so every `{call.name}` uses the same constant tensor and a tape's gradient "
+                    "for those variables is None (an optimizer given only them raises "
+                    f"\"{NO_GRADIENTS}\"; Keras warns \"Gradients do not exist for variables\"). Compute "
+                    f"`self.{attr}` in `{call.name}`."
+                ), related=[ctx.related(call, f"`{call.name}` reads `self.{attr}`")])
 
     # --- models: `pred = model(x)` before the tape ------------------------------------
 
@@ -1102,6 +1202,19 @@ def _unrecorded_for(ctx: Context, lookup, resolver, use, root: Root, start) -> D
     if moved.target(use.target, use.call, use.recorded) != LIVE:
         return None
     return min(pre, key=lambda d: d.position)
+
+
+_TRAINS = frozenset({"gradient", "apply_gradients", "minimize", "fit", "train_on_batch"})
+
+
+def _reads_attribute(function: ast.AST, attr: str) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.value, ast.Name)
+               and n.value.id == "self" and isinstance(n.ctx, ast.Load) for n in ast.walk(function))
+
+
+def _stores_attribute(function: ast.AST, attr: str) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.value, ast.Name)
+               and n.value.id == "self" and isinstance(n.ctx, ast.Store) for n in ast.walk(function))
 
 
 def _filled_before(use, slice_: list[Def], start) -> list[Def]:
