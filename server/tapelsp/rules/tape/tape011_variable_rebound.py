@@ -64,6 +64,45 @@ class VariableRebound(Rule):
     fixable = True
     examples = (
         invalid("""
+            import tensorflow as tf
+
+
+            def layer(x):
+                w = tf.Variable(tf.ones((4, 2)))
+                w = w + w
+                b = tf.Variable(tf.zeros((2,)))
+                return tf.matmul(x, w) + b, (w, b)
+
+
+            opt = tf.keras.optimizers.SGD(0.1)
+            x = tf.ones((3, 4))
+            with tf.GradientTape() as tape:
+                out, params = layer(x)
+                loss = tf.reduce_sum(out)
+            grads = tape.gradient(loss, params)
+            opt.apply_gradients(zip(grads, params))
+        """, 6, "a helper returns the rebound name in the tuple its caller gives the optimizer",
+            proof=Proof(raises=("AttributeError", "object has no attribute '_unique_id'")),
+            fixed="""
+            import tensorflow as tf
+
+
+            def layer(x):
+                w = tf.Variable(tf.ones((4, 2)))
+                w.assign_add(w)
+                b = tf.Variable(tf.zeros((2,)))
+                return tf.matmul(x, w) + b, (w, b)
+
+
+            opt = tf.keras.optimizers.SGD(0.1)
+            x = tf.ones((3, 4))
+            with tf.GradientTape() as tape:
+                out, params = layer(x)
+                loss = tf.reduce_sum(out)
+            grads = tape.gradient(loss, params)
+            opt.apply_gradients(zip(grads, params))
+        """, fixed_proof=Proof(check="assert isinstance(params[0], tf.Variable) and abs(float(params[0][0, 0]) - 1.7) < 1e-6")),
+        invalid("""
             import keras
             import numpy as np
             import tensorflow as tf
@@ -383,7 +422,7 @@ class VariableRebound(Rule):
                 continue
             if d.kind != "assign" or not _arithmetic_of(d.value, name, facts):
                 continue
-            if not self._used_again(ctx, flow, d, name, origin):
+            if not (self._used_again(ctx, flow, d, name, origin) or _returned_to_optimizer(ctx, flow, d, name)):
                 continue
             self._report(ctx, d.stmt, name, binding)
 
@@ -488,6 +527,50 @@ class VariableRebound(Rule):
 
 
 _MAKERS = ("Variable", "add_weight", "add_variable")
+
+
+def _returned_to_optimizer(ctx: Context, flow, d: Def, name: str) -> bool:
+    """The function returns the rebound name in a tuple or list written out (`return out, (w,
+    b)`) that a caller hands to an optimizer as the variables it updates (`logits, v = l(x)` then
+    `opt.apply_gradients(zip(grads, v))`): the optimizer gets a tensor."""
+    function = flow.scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    updated = _updated_containers(ctx)
+    if not updated:
+        return False
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Return) or node.value is None:
+            continue
+        for held in ast.walk(node.value):
+            if isinstance(held, (ast.Tuple, ast.List)) and id(held) in updated and any(
+                    isinstance(e, ast.Name) and e.id == name and d in flow.reaching(name, e) for e in held.elts):
+                return True
+    return False
+
+
+def _updated_containers(ctx: Context) -> set[int]:
+    """The tuples and lists written out (by id) that the value model says a name holds where it
+    is given to `apply_gradients(zip(grads, NAME))`."""
+    facts = ctx.facts
+    found = facts.__dict__.get("_tape011_updated")
+    if found is None:
+        found = set()
+        sites = [site for site in facts.calls if site.method == "apply_gradients" and site.node.args]
+        if sites:
+            from ...analysis.values import LIST, TUPLE, values_for
+
+            values = values_for(ctx)
+            for site in sites:
+                pairs = site.node.args[0]
+                if isinstance(pairs, ast.Call) and isinstance(pairs.func, ast.Name) and pairs.func.id == "zip" \
+                        and len(pairs.args) == 2 and isinstance(pairs.args[1], ast.Name):
+                    held = values.value(pairs.args[1], site.scope)
+                    if held.certain and held.remote is None and held.is_(LIST, TUPLE) \
+                            and isinstance(held.origin, (ast.Tuple, ast.List)):
+                        found.add(id(held.origin))
+        facts.__dict__["_tape011_updated"] = found
+    return found
 
 
 def _self_rebinding_statements(facts) -> dict[int, ast.stmt]:
