@@ -111,7 +111,6 @@ def helper_bodies(ctx, bodies: dict[int, Body]) -> dict[int, Body]:
     from .values import values_for
 
     values = values_for(ctx)
-    mentions = _name_mentions(facts)
     traced = dict(bodies)
     changed = True
     while changed:  # a helper of a helper: until nothing new is found
@@ -123,8 +122,11 @@ def helper_bodies(ctx, bodies: dict[int, Body]) -> dict[int, Body]:
                 if scope is None or id(node) in traced or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                         or node.decorator_list or _eager_callback(scope):
                     continue
+                references = _references(facts, node.name)
+                if not references:
+                    continue
                 calls = values.callers(node)
-                if not calls or mentions.get(node.name, 0) != len(calls) + 1 \
+                if len(calls) != references \
                         or not all(id(_function_node(caller)) in traced for _call, caller, _bound in calls):
                     continue
                 label = function_label(tf_function)
@@ -142,15 +144,17 @@ def _function_node(scope: Scope) -> ast.AST | None:
     return scope.node if scope is not None else None
 
 
-def _name_mentions(facts) -> dict[str, int]:
-    """How often each name is mentioned in the file, as a name or an attribute (defs included)."""
-    counts: dict[str, int] = {}
-    for node in ast.walk(facts.tree):
-        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) \
-            else node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-        if name is not None:
-            counts[name] = counts.get(name, 0) + 1
-    return counts
+def _references(facts, name: str) -> int:
+    """How often the code reads `name` or `<name>.name` (`helper`, `self.helper`): each call of a
+    helper is one, and so is any other use (handed to a call, stored)."""
+    counts = facts.__dict__.get("_name_references")
+    if counts is None:
+        counts = facts.__dict__["_name_references"] = {}
+        for scope in facts.scopes:
+            for key, nodes in scope.loads.items():
+                last = key.rpartition(".")[2]
+                counts[last] = counts.get(last, 0) + len(nodes)
+    return counts.get(name, 0)
 
 
 def _may_trace_implicitly(facts) -> bool:
