@@ -1782,6 +1782,9 @@ def self_assignments(facts: Facts, cls: ast.ClassDef, attr: str) -> list[ast.exp
 _UNKNOWN = ast.parse("lambda: None", mode="eval").body
 
 
+_WEIGHT_MAKERS = frozenset({"add_weight", "add_variable"})
+
+
 @dataclass
 class _Index:
     variables: set[str]
@@ -1796,8 +1799,19 @@ def _index(facts: Facts) -> _Index:
         for node in facts.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 functions.setdefault(node.name, []).append(node)  # type: ignore[arg-type]
-        cached = _Index({b.name for b in facts.bindings if b.kind == "variable"}, functions,
-                        {id(site.node): site for site in facts.calls})
+        variables = {b.name for b in facts.bindings if b.kind == "variable"}
+        if any(site.method in _WEIGHT_MAKERS and site.receiver == "self" for site in facts.calls):
+            # `self.w = self.add_weight(...)` in a Keras layer: a variable of the object too
+            from ..facts.walk import statements_breadth_first
+
+            for stmt in statements_breadth_first(facts.tree):
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call) \
+                        and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr in _WEIGHT_MAKERS \
+                        and isinstance(stmt.value.func.value, ast.Name) and stmt.value.func.value.id == "self":
+                    target = dotted(stmt.targets[0])
+                    if target is not None and target.startswith("self."):
+                        variables.add(target)
+        cached = _Index(variables, functions, {id(site.node): site for site in facts.calls})
         facts.__dict__["_tape_index"] = cached
     return cached
 

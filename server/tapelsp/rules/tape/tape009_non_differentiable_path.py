@@ -70,6 +70,25 @@ class NonDifferentiablePath(Rule):
         invalid("""
             import tensorflow as tf
 
+
+            class Scale(tf.keras.layers.Layer):
+                def build(self, input_shape):
+                    self.w = self.add_weight(shape=(input_shape[-1], 2), initializer="ones")
+
+                def call(self, x):
+                    return tf.matmul(x, self.w)
+
+
+            layer = Scale()
+            x = tf.ones((3, 4))
+            with tf.GradientTape() as tape:
+                loss = tf.round(tf.reduce_sum(layer(x)))
+            grads = tape.gradient(loss, layer.trainable_variables)
+        """, 15, "a custom Keras layer whose weight comes from add_weight, its output rounded",
+            proof=Proof(check="assert all(g is None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
             class QuantDense(tf.keras.layers.Layer):
                 def build(self, input_shape):
                     self.kernel = self.add_weight(shape=(input_shape[-1], 2), initializer="ones")
