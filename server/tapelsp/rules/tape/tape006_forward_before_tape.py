@@ -61,7 +61,7 @@ class ForwardBeforeTape(Rule):
     `dist.log_prob(x)` in the tape: `tf.exp` ran before any tape). Forward passes collected
     into a list before the tape count too (`values.append(model(s)[0, 0])` in a rollout loop),
     and so does a Keras layer whose `build` combines its variables into a tensor that `call`
-    reads (`self.kernel = self.mu + self.sigma * eps`), in a file that trains.
+    reads (`self.kernel = self.mu + self.sigma * eps`).
 
     It only reports when nothing inside the block uses the model or the source again,
     directly or through a function defined in the same file.
@@ -622,10 +622,9 @@ class ForwardBeforeTape(Rule):
     def _built_once(self, ctx: Context) -> None:
         """`self.kernel = self.weight_mu + self.weight_sigma * self.eps` in a Keras layer's
         `build`, read by its `call`: `build` runs once, before any tape records, so every call
-        uses the same constant tensor and the variables it was computed from get no gradient
-        (a file that trains: a gradient call, an optimizer step, `fit`)."""
+        uses the same constant tensor and the variables it was computed from get no gradient."""
         facts = ctx.facts
-        if not facts.classes or not any(site.method in _TRAINS for site in facts.calls):
+        if not facts.classes:
             return
         values = values_for(ctx)
         for cls in facts.classes.values():
@@ -1202,9 +1201,6 @@ def _unrecorded_for(ctx: Context, lookup, resolver, use, root: Root, start) -> D
     if moved.target(use.target, use.call, use.recorded) != LIVE:
         return None
     return min(pre, key=lambda d: d.position)
-
-
-_TRAINS = frozenset({"gradient", "apply_gradients", "minimize", "fit", "train_on_batch"})
 
 
 def _reads_attribute(function: ast.AST, attr: str) -> bool:

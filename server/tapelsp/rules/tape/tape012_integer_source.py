@@ -23,8 +23,8 @@ class IntegerSource(Rule):
     by `tape.gradient` or by an optimizer's `minimize(loss, var_list)`:
     `tf.constant(3)`, `tf.Variable(0)`, `tf.range(5)`, `dtype=tf.int32`, a cast to an
     integer type, or an image decoded as `uint8` and never cast. Also an integer weight of a
-    Keras layer or model (`self.add_weight(..., dtype="int32")`) left trainable, in a file that
-    trains: Keras lists it in `trainable_variables` and training asks for its gradient.
+    Keras layer or model (`self.add_weight(..., dtype="int32")`) left trainable: Keras lists it
+    in `trainable_variables` and training asks for its gradient.
 
     ## Why is this bad?
     Gradients exist only for floating-point (and complex) tensors. A tape never records
@@ -411,12 +411,9 @@ class IntegerSource(Rule):
 
     def _keras_weights(self, ctx: Context, values, reported: set[int]) -> None:
         """`self.add_weight(..., dtype="int32")` in a Keras layer or model, trainable (the
-        default), in a file that trains: Keras lists it among the trainable variables, and
-        training asks a gradient for it that never exists."""
+        default): Keras lists it among the trainable variables, and training asks a gradient
+        for it that never exists."""
         facts = ctx.facts
-        trains = [site for site in facts.calls if site.method in _TRAINING_METHODS]
-        if not trains:
-            return
         for site in facts.calls:
             if site.method not in ("add_weight", "add_variable") or site.receiver != "self":
                 continue
@@ -431,15 +428,13 @@ class IntegerSource(Rule):
                     or id(site.node) in reported:
                 continue
             reported.add(id(site.node))
-            train = trains[0]
             ctx.report(
                 site.node,
                 f"This weight is {value.dtype} and trainable (the default), so Keras lists it in "
-                "`trainable_variables`, but gradients exist only for floating dtypes: training "
-                f"(`{train.method}` on {ctx.where(train.node)}) gets None for it; the optimizer raises ValueError "
+                "`trainable_variables`, but gradients exist only for floating dtypes: training (`fit`, or a tape "
+                "asked for `trainable_variables`) gets None for it; the optimizer raises ValueError "
                 f"\"{NO_GRADIENTS}\" when it is the only weight and warns \"Gradients do not exist for variables\" "
                 "otherwise. Pass `trainable=False` for a counter or index, or use a float dtype for a parameter.",
-                related=[ctx.related(train.node, "training that asks for its gradient")],
             )
 
     def _report_minimize(self, ctx: Context, found, element: ast.expr, source: "_Source", where: ast.AST,
@@ -500,10 +495,6 @@ class IntegerSource(Rule):
             related=related,
             fix=_float_offer(ctx, source) if source.value.remote is None else None,
         )
-
-
-# Calls that train what the file builds: Keras training, optimizer steps, gradients.
-_TRAINING_METHODS = frozenset({"fit", "train_on_batch", "apply_gradients", "minimize", "gradient"})
 
 
 class _Source:
