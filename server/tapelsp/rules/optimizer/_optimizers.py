@@ -24,8 +24,13 @@ class MinimizeCall:
     family: str
 
 
+# Optimizer methods that take (loss, var_list) and call the loss under their own tape when it is a
+# function: `compute_gradients` is `minimize` without the update (tf_keras, tf.compat.v1.train).
+MINIMIZE_METHODS = ("minimize", "compute_gradients")
+
+
 def minimize_calls(ctx) -> list[MinimizeCall]:
-    """`optimizer.minimize(loss, var_list)` calls of eager TensorFlow 2 code (not TF1 graph
+    """`optimizer.minimize(loss, var_list)` (and `compute_gradients`) calls of eager TensorFlow 2 code (not TF1 graph
     code, where a tensor loss is the API), on an optimizer or on a receiver the value model
     cannot name (not scipy's or TFP's `minimize`)."""
     facts = ctx.facts
@@ -35,7 +40,7 @@ def minimize_calls(ctx) -> list[MinimizeCall]:
     values = values_for(ctx)
     out: list[MinimizeCall] = []
     for site in facts.calls:
-        if site.method != "minimize" or not isinstance(site.node.func, ast.Attribute):
+        if site.method not in MINIMIZE_METHODS or not isinstance(site.node.func, ast.Attribute):
             continue
         if facts.graph_mode(site.node, site.scope):
             continue

@@ -7,7 +7,7 @@ from ...facts.model import CallSite
 from ...model import Severity
 from ...versions import VersionRange
 from ...analysis.guards import ancestors
-from ...analysis.values import TENSOR, VARIABLE, ValueModel, values_for
+from ...analysis.values import NDARRAY, NP_SCALAR, NUMBER, TENSOR, VARIABLE, ValueModel, values_for
 from ._optimizers import loss_function, minimize_calls
 from ..base import Context, Proof, Rule, invalid, valid
 
@@ -64,7 +64,7 @@ class MinimizeConstantLoss(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     cheap_without_triggers = True
-    triggers = ("minimize",)
+    triggers = ("minimize", "compute_gradients")
     examples = (
         invalid("""
             import tensorflow as tf
@@ -94,6 +94,39 @@ class MinimizeConstantLoss(Rule):
             loss = tf.square(w - 1.0)
             optimizer.minimize(loss, [w])
         """, 7, "an eager tensor loss without its tape",
+            proof=Proof(raises=("ValueError", TAPE_REQUIRED))),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+            import tf_keras
+
+
+            def l1_error(truth, output):
+                return np.sum(np.abs(truth - output))
+
+
+            k = tf.Variable(np.ones((3, 2), np.float32))
+            x = np.ones((4, 3), np.float32)
+            truth = np.zeros((4, 2), np.float32)
+            optimizer = tf_keras.optimizers.Adam(0.01)
+            optimizer.minimize(l1_error(truth, x @ k), [k])
+        """, 15, "the loss given as a call of a function that returns a NumPy value",
+            proof=Proof(raises=("ValueError", TAPE_REQUIRED))),
+        invalid("""
+            import tensorflow as tf
+            import tf_keras
+
+
+            class Model:
+                def __init__(self):
+                    self.w = tf.Variable([1.0, 2.0])
+                    self.loss = tf.reduce_sum(self.w ** 2)
+                    self.optimizer = tf_keras.optimizers.Adam(0.1)
+                    self.grads_and_vars = self.optimizer.compute_gradients(self.loss, [self.w])
+
+
+            Model()
+        """, 10, "a TF1-style model run eagerly hands `compute_gradients` its finished loss tensor",
             proof=Proof(raises=("ValueError", TAPE_REQUIRED))),
         invalid("""
             import tensorflow as tf
@@ -289,13 +322,16 @@ class MinimizeConstantLoss(Rule):
             function = loss_function(loss, site, values)
             if function is not None:
                 names = _precomputed(function, values)
-                if names is None:
-                    continue
+                if names is None or site.method != "minimize":
+                    continue  # (compute_gradients hands the None gradients back without raising)
                 self._constant_closure(ctx, site, function, names, family)
-            elif isinstance(loss, ast.Name) and values.value(loss, site.scope).is_(TENSOR) \
-                    and site.scope.traced_by is None and not any(k.arg == "tape" for k in site.node.keywords) \
+            elif site.scope.traced_by is None and not any(k.arg == "tape" for k in site.node.keywords) \
                     and len(site.node.args) < 3:
-                self._tensor_loss(ctx, site, loss, family)
+                kind = _value_not_function(loss, values, site)
+                # An expression computed in the call itself is a loss only for an optimizer known to
+                # be eager's (a TF1 optimizer handed in to graph code takes `minimize(loss_fn())`).
+                if kind is not None and (isinstance(loss, (ast.Name, ast.Attribute)) or family != "unknown"):
+                    self._tensor_loss(ctx, site, loss, family, kind)
 
     def _constant_closure(self, ctx: Context, site: CallSite, loss: ast.Lambda | ast.FunctionDef,
                           names: list[ast.Name], family: str) -> None:
@@ -303,12 +339,12 @@ class MinimizeConstantLoss(Rule):
         where = _defined_at(ctx, site, names[0])
         what = "the lambda" if isinstance(loss, ast.Lambda) else f"`{loss.name}`"
         if not _inside(loss, site.node):
-            what += f" (given to minimize on {ctx.where(site.node)})"
-        cause = (f"{what} returns {shown}, computed {where}before minimize: minimize runs it under "
+            what += f" (given to {site.method} on {ctx.where(site.node)})"
+        cause = (f"{what} returns {shown}, computed {where}before {site.method}: {site.method} runs it under "
                  "its own GradientTape, which records no computation, so every gradient is None")
         if family == "keras3":
-            message = (f"Keras 3 optimizers have no `minimize`: AttributeError \"'...' object has no attribute "
-                       f"'minimize'\". And {cause} (a Keras 2 / tf_keras optimizer raises ValueError "
+            message = (f"Keras 3 optimizers have no `{site.method}`: AttributeError \"'...' object has no attribute "
+                       f"'{site.method}'\". And {cause} (a Keras 2 / tf_keras optimizer raises ValueError "
                        f"\"{NO_GRADIENTS}\"). Compute the loss inside a GradientTape and call apply_gradients.")
         else:
             which = {"keras2": "", "v1": "", "unknown": " (tf_keras / Keras 2 and tf.compat.v1 optimizers)"}[family]
@@ -317,22 +353,36 @@ class MinimizeConstantLoss(Rule):
         where = loss if isinstance(loss, ast.Lambda) else _returned(loss)
         ctx.report(where, message, related=[ctx.related(site.node, "the optimizer differentiates this call")])
 
-    def _tensor_loss(self, ctx: Context, site: CallSite, loss: ast.expr, family: str) -> None:
+    def _tensor_loss(self, ctx: Context, site: CallSite, loss: ast.expr, family: str, kind: str) -> None:
         where = _defined_at(ctx, site, loss) if isinstance(loss, ast.Name) else ""
         text = ast.unparse(loss)
         if family == "keras3":
-            message = ("Keras 3 optimizers have no `minimize`: AttributeError \"'...' object has no attribute "
-                       f"'minimize'\". `{text}` is a tensor computed {where}before the call; compute it "
+            message = (f"Keras 3 optimizers have no `{site.method}`: AttributeError \"'...' object has no attribute "
+                       f"'{site.method}'\". `{text}` is {kind} computed {where}before the call; compute it "
                        "inside a GradientTape and call apply_gradients.")
         elif family == "v1":
-            message = (f"`{text}` is an eager tensor: a tf.compat.v1.train optimizer raises RuntimeError "
+            eager = "an eager tensor" if kind == "a tensor" else f"{kind}, not a function"
+            message = (f"`{text}` is {eager}: a tf.compat.v1.train optimizer raises RuntimeError "
                        f"\"{V1_EAGER}\" Pass a function (`lambda: ...` computing the loss).")
         else:
             which = "" if family == "keras2" else " (tf_keras / Keras 2 optimizers)"
-            message = (f"`{text}` is a tensor computed {where}before the call and no `tape=` is given: the "
+            message = (f"`{text}` is {kind} computed {where}before the call and no `tape=` is given: the "
                        f"optimizer raises ValueError \"{TAPE_REQUIRED}\"{which} Pass the loss as a function "
                        "(`lambda: ...` computing it), or the GradientTape that recorded it as `tape=`.")
-        ctx.report(loss, message, related=[ctx.related(site.node, "the minimize call")])
+        ctx.report(loss, message, related=[ctx.related(site.node, f"the {site.method} call")])
+
+
+# What minimize is given when it is a value, not a function: how messages name it.
+_NOT_FUNCTIONS = {TENSOR: "a tensor", NDARRAY: "a NumPy array", NP_SCALAR: "a NumPy scalar", NUMBER: "a Python number"}
+
+
+def _value_not_function(loss: ast.expr, values: ValueModel, site: CallSite) -> str | None:
+    """How messages name what `loss` certainly holds when it is a value that minimize cannot call
+    (a tensor, NumPy or Python number computed before the call), else None."""
+    if not isinstance(loss, (ast.Name, ast.Attribute, ast.Call, ast.BinOp, ast.Subscript)):
+        return None
+    value = values.value(loss, site.scope)
+    return _NOT_FUNCTIONS.get(value.kind) if value.certain else None
 
 
 def _graph_only(node: ast.AST, ctx: Context) -> bool:

@@ -57,7 +57,7 @@ class TensorUpdatedAsVariable(Rule):
     summary = "A plain tensor updated as a variable (assign_sub, apply_gradients, minimize)"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
-    triggers = ("assign", "apply_gradients", "minimize")
+    triggers = ("assign", "apply_gradients", "minimize", "compute_gradients")
     fixable = True
     examples = (
         invalid("""

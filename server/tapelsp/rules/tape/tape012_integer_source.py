@@ -54,7 +54,7 @@ class IntegerSource(Rule):
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
     cheap_without_triggers = True
-    triggers = ("GradientTape", "minimize", "add_weight", "add_variable")
+    triggers = ("GradientTape", "minimize", "compute_gradients", "add_weight", "add_variable")
     fixable = True
     examples = (
         unfixed(invalid("""

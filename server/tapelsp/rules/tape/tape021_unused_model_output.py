@@ -3,6 +3,7 @@ from __future__ import annotations
 import ast
 
 from ...analysis.gradcalls import fast_slice, gradient_calls
+from ...facts.dataflow import flow_of, position
 from ...analysis.keras_graph import functional_model_of, layers_feeding_only
 from ...analysis.values import LAYER, MODEL, values_for
 from ...facts.names import dotted
@@ -218,6 +219,52 @@ class UnusedModelOutput(Rule):
             grads = train()
         """, "switched back on before the tape",
             proof=Proof(check="assert len(grads) == 4 and all(g is not None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
+
+            class Regressor(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.hidden = tf.keras.layers.Dense(8, activation="relu")
+                    self.out = tf.keras.layers.Dense(1)
+
+                def call(self, x):
+                    h = self.hidden(x)
+                    h = self.out(x)
+                    return h
+
+
+            model = Regressor()
+            x = tf.ones((4, 3))
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x) ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, 12, "`call` overwrites a layer's output before reading it: that layer's variables get None",
+            proof=Proof(check="assert grads[0] is None and grads[1] is None and grads[2] is not None")),
+        valid("""
+            import tensorflow as tf
+
+
+            class Regressor(tf.keras.Model):
+                def __init__(self):
+                    super().__init__()
+                    self.hidden = tf.keras.layers.Dense(8, activation="relu")
+                    self.out = tf.keras.layers.Dense(1)
+
+                def call(self, x):
+                    h = self.hidden(x)
+                    h = self.out(h)
+                    return h
+
+
+            model = Regressor()
+            x = tf.ones((4, 3))
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(model(x) ** 2)
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, "each layer's output feeds the next",
+            proof=Proof(check="assert all(g is not None for g in grads)")),
     )
 
     def check(self, ctx: Context) -> None:
@@ -228,7 +275,7 @@ class UnusedModelOutput(Rule):
             sources = call.sources
             if not (isinstance(sources, ast.Attribute) and sources.attr in _VARIABLE_LISTS):
                 continue
-            if _switched_off(ctx, values, call):
+            if _switched_off(ctx, values, call) or _overwritten(ctx, values, call):
                 continue
             owner = dotted(sources.value)
             if owner is None:
@@ -290,7 +337,8 @@ def _none_filters(facts, parent: ast.AST) -> tuple[dict[int, str], set[str]]:
             assigned[id(node.value)] = node.targets[0].id
         elif isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp)):
             for gen in node.generators:
-                if any(isinstance(c, ast.Compare) and any(isinstance(op, (ast.Is, ast.IsNot)) for op in c.ops)
+                # `if g is not None` keeps the gradients there are (`if g is None` lists the missing ones)
+                if any(isinstance(c, ast.Compare) and any(isinstance(op, ast.IsNot) for op in c.ops)
                        for cond in gen.ifs for c in ast.walk(cond)):
                     filtered.update(n.id for n in ast.walk(gen.iter) if isinstance(n, ast.Name))
     found = cache[id(parent)] = (assigned, filtered)
@@ -487,3 +535,79 @@ def _initial_flag(construct: ast.Call, init: ast.FunctionDef, flag: str) -> bool
     if isinstance(given, ast.Constant) and isinstance(given.value, bool):
         return given.value
     return None
+
+
+# --- a sub-layer whose output `call` overwrites before reading it ---------------------------------
+
+def _overwritten(ctx: Context, values, call) -> bool:
+    """`tape.gradient(loss, model.trainable_variables)` for a subclassed model of this file, called
+    in the tape's block, whose `call` stores a sub-layer's output in a name and overwrites it before
+    reading it (`out = self.l1(x)`, then `out = self.l2(x)`), the sub-layer named nowhere else in the
+    class: its variables are in the list and off the path. Reports each such store; True when any."""
+    sources = call.sources
+    if not isinstance(sources.value, ast.Name) or _none_filtered(call, ctx.facts):
+        return False
+    owner = sources.value.id
+    model = values.value(sources.value, call.site.scope)
+    cls = model.user_class
+    if model.kind != MODEL or cls is None or not _called_in(call.entry.node, owner):
+        return False
+    forward = next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "call"), None)
+    scope = ctx.facts.function_scopes.get(forward) if forward is not None else None
+    if scope is None:
+        return False
+    flow = flow_of(ctx.facts, scope)
+    read: set[int] = set()
+    for node in ast.walk(forward):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            read.update(id(d.stmt) for d in flow.reaching(node.id, node))
+    found = False
+    for stmt in ast.walk(forward):
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute)
+                and isinstance(stmt.value.func.value, ast.Name) and stmt.value.func.value.id == "self"):
+            continue
+        if id(stmt) in read or any(isinstance(n, (ast.Global, ast.Nonlocal, ast.Lambda, ast.FunctionDef))
+                                   for n in ast.walk(forward) if n is not forward):
+            continue
+        layer = stmt.value.func.attr
+        name = stmt.targets[0].id
+        if name.startswith("_"):
+            continue  # `_ = self.layer(x)`: run for its effect (building it), on purpose
+        later = next((d for d in flow.definitions(name) if d.stmt is not stmt and d.position > position(stmt)
+                      and d.kind == "assign"), None)
+        if later is None or any(_loads_self_attr(m, layer) for m in cls.body if m is not forward and not (
+                isinstance(m, ast.FunctionDef) and m.name == "__init__")) \
+                or sum(1 for n in ast.walk(forward) if isinstance(n, ast.Attribute) and n.attr == layer
+                       and isinstance(n.value, ast.Name) and n.value.id == "self") != 1:
+            continue
+        held = values.instance_attribute(cls, layer)
+        if not (held.certain and held.kind == LAYER and _holds_variables(held, ctx.facts)):
+            continue
+        label = ctx.facts.line_label
+        ctx.report(
+            stmt,
+            f"`{cls.name}.call` stores the output of `self.{layer}` in `{name}` and overwrites it on "
+            f"{label(later.stmt.lineno)} before reading it: `self.{layer}` runs, but nothing the model returns "
+            f"comes from it, so `{call.label()}(..., {owner}.{sources.attr})` returns None for its variables "
+            "and `apply_gradients` warns \"Gradients do not exist for variables\" and leaves them untrained. "
+            f"Feed `{name}` to the next layer (`self.next_layer({name})`), or remove the layer.",
+            related=[ctx.related(later.stmt, f"`{name}` overwritten here"),
+                     ctx.related(call.node, f"this {call.label()} call gets None for `self.{layer}`'s variables")],
+        )
+        found = True
+    return found
+
+
+def _called_in(block: ast.AST, owner: str) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == owner for n in ast.walk(block))
+
+
+def _holds_variables(layer, facts) -> bool:
+    """A library layer that creates variables (`Dense`, `Conv2D`; not `Dropout` or `Flatten`)."""
+    from ...analysis import library
+
+    made = layer.origin
+    qualname = facts.imports.resolve(made.func) if isinstance(made, ast.Call) and layer.home is None else None
+    api = library.api(qualname) if qualname is not None else None
+    return api is not None and api.has("creates") and not api.has("seed_keras3")
