@@ -8,7 +8,7 @@ from ...versions import VersionRange
 from ._fixes import hoist_offer, snake_case
 from ..tape._fixes import unfixed
 from ...analysis import library
-from ...analysis.guards import created_lazily, eager_context, parents, used_after_construction, variable_error
+from ...analysis.guards import ancestors, created_lazily, eager_context, parents, used_after_construction, variable_error
 from ...analysis.traced import function_name, trace_of
 from ...analysis.values import CLASS, LAYER, METRIC, MODEL, ValueModel, values_for, wrapped_unseen
 from ..base import Context, Proof, Rule, invalid, valid
@@ -412,6 +412,47 @@ class LayerInFunction(Rule):
                 scaled(tf.ones([1, 3]), -1)
         """, "called only where the program expects an error: the first trace raises the body's own",
             proof=Proof(check="assert scaled.experimental_get_tracing_count() == 0")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow.keras import layers
+
+
+            class Residual(layers.Layer):
+                def call(self, x):
+                    h = layers.Dense(4, activation="relu")(x)
+                    return x + h[:, :1]
+
+
+            inputs = layers.Input((3,))
+            model = tf.keras.Model(inputs, layers.Dense(1)(Residual()(inputs)))
+            model.compile(optimizer="adam", loss="mse")
+            model.fit(np.ones((8, 3), "float32"), np.ones((8, 1), "float32"), verbose=0)
+        """, 8, "a layer constructed in a custom layer's `call`: `fit` traces it again",
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow.keras import layers
+
+
+            class Residual(layers.Layer):
+                def __init__(self, **kwargs):
+                    super().__init__(**kwargs)
+                    self.inner = layers.Dense(4, activation="relu")
+
+                def call(self, x):
+                    h = self.inner(x)
+                    pooled = layers.Flatten()(h)
+                    return x + pooled[:, :1]
+
+
+            inputs = layers.Input((3,))
+            model = tf.keras.Model(inputs, layers.Dense(1)(Residual()(inputs)))
+            model.compile(optimizer="adam", loss="mse")
+            history = model.fit(np.ones((8, 3), "float32"), np.ones((8, 1), "float32"), verbose=0)
+        """, "the sublayer made once in `__init__`; a layer without variables made in `call`",
+            proof=Proof(check="assert len(history.history['loss']) == 1")),
     )
 
     def check(self, ctx: Context) -> None:
@@ -421,6 +462,7 @@ class LayerInFunction(Rule):
         # Both answers depend on the scope (the trace) alone: asked once per scope, not per call.
         traces: dict[int, object] = {}
         unseen: dict[int, bool] = {}
+        reported: set[int] = set()
         for site in facts.calls:
             key = id(site.scope)
             if key in traces:
@@ -454,6 +496,7 @@ class LayerInFunction(Rule):
             function = site.scope.function
             where = traced.how if function is None or function.node is traced.node else \
                 f"{function_name(function.node)}, which {traced.how} calls"
+            reported.add(id(site.node))
             ctx.report(
                 site.node,
                 f"{described} is constructed inside {where}: it creates "
@@ -464,6 +507,57 @@ class LayerInFunction(Rule):
                 # A metric made once accumulates across calls: moving it out changes what it reports.
                 fix=None if described.startswith("The Keras metric") or traced.keras else _hoist(ctx, site, traced.node),
             )
+        _in_layer_call(ctx, values, wording, reported)
+
+
+def _in_layer_call(ctx: Context, values: ValueModel, wording: str, reported: set[int]) -> None:
+    """A layer with variables constructed and used in the `call` of a Keras layer or model of
+    this file (`theta = layers.Conv2D(8, 1)(inputs)`), without a first-call guard: every call of
+    the layer makes a new one. Keras runs `call` in the tf.function of `fit`, and eagerly the new
+    variables are never the ones trained."""
+    facts = ctx.facts
+    forwards: dict[int, ast.ClassDef] = {}
+    for cls in facts.classes.values():
+        forward = next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "call"), None)
+        if forward is not None and values.class_kind(cls) in (LAYER, MODEL):
+            scope = facts.function_scopes.get(forward)
+            if scope is not None:
+                forwards[id(scope)] = cls
+    if not forwards:
+        return
+    for site in facts.calls:
+        cls = forwards.get(id(site.scope))
+        if cls is None or id(site.node) in reported:
+            continue
+        described = _stateful_construction(site.node, values)
+        if described is None or not described.startswith("The Keras layer"):
+            continue
+        if _inside_other_construction(site.node, values) or created_lazily(site.node, site.guards, facts):
+            continue
+        use = used_after_construction(site.node, site.scope, facts)
+        if use is None or _stored_on_object(site.node, facts):
+            continue
+        eagerly = "." if "seed" in described else \
+            "; called eagerly, each call gets freshly initialised weights that no optimizer step ever updates."
+        ctx.report(
+            site.node,
+            f"{described} is constructed inside `{cls.name}.call`: every call of the {values.class_kind(cls)} makes "
+            f"a new one, with new variables. Keras runs `call` in the tf.function of `fit`, where TensorFlow raises "
+            f"ValueError \"{wording}\"{eagerly} Construct it once in `__init__` (or `build`) and only call it here.",
+            related=[ctx.related(use, "used here, which creates its variables")]
+            if getattr(use, "lineno", site.node.lineno) != site.node.lineno else [],
+        )
+
+
+def _stored_on_object(call: ast.Call, facts) -> bool:
+    """`self.conv = Conv2D(...)` (or any attribute or item): kept for later calls, a lazy build
+    whose guard is not spelt as a first-call test."""
+    for _child, parent in ancestors(call, facts):
+        if isinstance(parent, ast.Assign):
+            return any(not isinstance(t, ast.Name) for t in parent.targets)
+        if isinstance(parent, ast.stmt):
+            return False
+    return False
 
 
 def _called_unseen(function: ast.AST | None, facts) -> bool:

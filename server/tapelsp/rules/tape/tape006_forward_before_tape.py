@@ -220,6 +220,27 @@ class ForwardBeforeTape(Rule):
             g_loc, g_log_scale = neg_log_likelihood(tf.constant([0.0, 1.0]))
         """, 6, "a module-level distribution whose scale tf.exp computed at import, read by a function's tape",
             proof=Proof(check="assert g_loc is not None and g_log_scale is None")),
+        invalid("""
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+
+            def fit(data):
+                loc = tf.Variable(0.5)
+                log_scale = tf.Variable(0.0)
+                dist = tfp.distributions.Normal(loc=loc, scale=tf.exp(log_scale))
+
+                def loss():
+                    return -tf.reduce_sum(dist.log_prob(data))
+
+                with tf.GradientTape() as tape:
+                    value = loss()
+                return tape.gradient(value, [loc, log_scale])
+
+
+            g_loc, g_log_scale = fit(tf.constant([0.0, 1.0]))
+        """, 9, "a closure the tape calls reads a distribution whose scale was computed before the tape",
+            proof=Proof(check="assert g_loc is not None and g_log_scale is None")),
         valid("""
             import tensorflow as tf
             import tensorflow_probability as tfp
@@ -798,6 +819,9 @@ class ForwardBeforeTape(Rule):
         slice_ = call.target_slice()
         lookup = values_for(ctx)
         watch_all = call.binding.option("watch_accessed_variables")
+        closed = _closure_slice(ctx, call, slice_)
+        if closed:
+            slice_ = sorted([*slice_, *closed], key=lambda d: d.position)
         for name in names:
             element = next(e for e in elements if isinstance(e, ast.Name) and e.id == name)
             value = lookup.value(element, call.site.scope)
@@ -1074,6 +1098,45 @@ def _reaching_ids(call: GradCall, name: str, at: ast.AST) -> frozenset[int]:
     if not defs and not call.flow.definitions(name):
         return frozenset({0})  # a global or closure: the same object everywhere in this scope
     return frozenset(id(d) for d in defs)
+
+
+def _closure_slice(ctx: Context, call: GradCall, slice_: list[Def]) -> list[Def]:
+    """The definitions a closure of the gradient call's scope reads when the target's computation
+    calls it (`value = loss()`, `def loss(): return -dist.log_prob(x)`): what its free names hold
+    at that call, which the target's slice does not show."""
+    flow = call.flow
+    seen = {id(d) for d in slice_}
+    out: list[Def] = []
+    for d in slice_:
+        if d.value is None or d.stmt not in _recorded_statements(call):
+            continue
+        for node in ast.walk(d.value):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            defs = flow.reaching(node.func.id, d.stmt)
+            if len(defs) != 1 or defs[0].kind != "def" or not isinstance(defs[0].stmt, ast.FunctionDef):
+                continue
+            fn = defs[0].stmt
+            if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(fn)):
+                continue
+            free = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                    and not _binds(fn, n.id)}
+            for free_name in sorted(free):
+                for found in fast_slice(flow, ast.Name(id=free_name, ctx=ast.Load()), d.stmt):
+                    if id(found) not in seen:
+                        seen.add(id(found))
+                        out.append(found)
+    return out
+
+
+def _recorded_statements(call: GradCall) -> set[ast.stmt]:
+    """The statements of the gradient call's tape block (not in nested functions)."""
+    entry = call.entry
+    found = call.__dict__.get("_block_statements")
+    if found is None:
+        found = call.__dict__["_block_statements"] = {n for n in ast.walk(entry.node) if isinstance(n, ast.stmt)} \
+            if entry is not None else set()
+    return found
 
 
 def _reads_through_function(ctx: Context, lookup, d: Def, name: str, call: GradCall) -> bool:
