@@ -584,7 +584,7 @@ class Evaluator:
             self.lost_terms.clear()
             self.read_previous = False
             self.additive = self.top_additive
-            if recorded or self.mode == "touch" or _passthrough(expr):
+            if recorded or self.mode == "touch" or _passthrough(expr) or handed_back(expr, self.facts) is not None:
                 result = self.value(expr, at)
             else:
                 result = DEAD
@@ -1671,6 +1671,22 @@ def _passthrough(expr: ast.AST) -> bool:
     if isinstance(expr, ast.Dict):
         return all(v is not None and _passthrough(v) for v in expr.values)
     return False
+
+
+def handed_back(expr: ast.AST, facts: Facts) -> ast.expr | None:
+    """`tf.convert_to_tensor(loss)` or `tf.constant(loss)` of a name (or attribute): the argument,
+    which these hand back unchanged when it holds a tensor, so the call adds no op a tape would
+    have to record (the library table's `hands_back`; not `tf.identity`, which makes a new tensor)."""
+    if not isinstance(expr, ast.Call) or not expr.args or len(expr.args) > 2:
+        return None
+    first = expr.args[0]
+    if not (isinstance(first, (ast.Name, ast.Attribute)) and _passthrough(first)):
+        return None
+    qualname = facts.imports.resolve(expr.func)
+    api = library.api(qualname) if _library_name(qualname) else None
+    if api is None or not api.has("hands_back") or api.has("elementwise"):
+        return None
+    return first
 
 
 def _element_for(d: Def, name: str) -> ast.expr | None:

@@ -20,7 +20,7 @@ from ...analysis.gradcalls import (
     recorded,
     tape_item_range_node,
 )
-from ...analysis.paths import MUTATORS, paused_at, recorded_at, store_owner
+from ...analysis.paths import MUTATORS, handed_back, paused_at, recorded_at, store_owner
 from ...analysis.values import TENSOR, VARIABLE, values_for
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 
@@ -385,6 +385,15 @@ class TargetAfterBlock(Rule):
                 loss = tf.reduce_sum(main(tf.ones((3, 2))))
             grads = tape.gradient(loss, hyper.trainable_variables)
         """, fixed_proof=Proof(check="assert all(g is not None for g in grads)")),
+        valid("""
+            import tensorflow as tf
+
+            w = tf.Variable([1.0, 2.0])
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(w * w)
+            g = tape.gradient(tf.convert_to_tensor(loss), w)
+        """, "`tf.convert_to_tensor` of a recorded tensor hands back that very tensor: no new op after the block",
+            proof=Proof(check="assert g.numpy().tolist() == [2.0, 4.0]")),
     )
 
     @shares_findings
@@ -493,6 +502,8 @@ def _outside(call: GradCall, by_node, values) -> tuple[Origin, object] | None:
         if origin.d is None:
             if not _makes_op(origin.expr) and not isinstance(origin.expr, ast.Subscript):
                 continue
+            if handed_back(origin.expr, values.facts) is not None:
+                continue  # `tf.convert_to_tensor(loss)`: the recorded tensor itself (or data: a cut inside)
             source = connected(call.flow, origin.expr, call.node, entry)
             if source is not None or _uses_a_source(origin.expr, call):
                 # Computed in the call from something recorded, or from a source itself

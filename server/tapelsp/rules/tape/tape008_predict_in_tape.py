@@ -196,6 +196,20 @@ class PredictInTape(Rule):
             grads = tape.gradient(loss, model.trainable_variables)
         """, "predict used for a constant part of the target: the gradient flows through `model(x)`",
             proof=Proof(check="assert all(g is not None for g in grads)")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3, activation="relu")])
+            image = tf.convert_to_tensor(np.random.random((1, 4)).astype("float32"))
+            with tf.GradientTape() as tape:
+                tape.watch(image)
+                activations = model.predict(image, verbose=0)
+                score = np.mean(activations[:, 0])
+            grads = tape.gradient(tf.convert_to_tensor(score), image)
+        """, 8, "the target handed to the gradient call through `tf.convert_to_tensor`: the NumPy score "
+                "becomes a new constant, and predict is where the tape lost it",
+            proof=Proof(check="assert grads is None")),
     )
 
     @shares_findings
