@@ -1091,6 +1091,9 @@ SAMPLES: dict[str, str | tuple[str, ...]] = {
 # Rows with no sample, and why.
 SKIP: dict[str, str] = {
     "tensorflow.nest.map_structure": "the table claims nothing (unknown: what the function returns)",
+    "keras.activations.get": "the table claims nothing (unknown: an activation function, not a tensor)",
+    "keras.activations.deserialize": "the table claims nothing (unknown: an activation function)",
+    "keras.activations.serialize": "the table claims nothing (unknown: a name or a config)",
     "tensorflow.nest.pack_sequence_as": "the table claims nothing (unknown)",
     "tensorflow.py_function": "the table claims nothing (unknown: what the Python function returns)",
     "tensorflow.numpy_function": "the table claims nothing (unknown)",

@@ -1673,6 +1673,27 @@ def _passthrough(expr: ast.AST) -> bool:
     return False
 
 
+def no_gradient_op(expr: ast.AST, facts: Facts) -> str | None:
+    """How messages name `expr` when it is an op whose result has no gradient at all (the library
+    table's `no`: `tf.argmax`, `tf.round`; a cast to an integer dtype; a comparison), else None."""
+    if isinstance(expr, ast.Compare):
+        return f"the comparison `{ast.unparse(expr)}`"
+    if not isinstance(expr, ast.Call):
+        return None
+    qualname = facts.imports.resolve(expr.func)
+    api = library.api(qualname) if _library_name(qualname) else None
+    if api is None:
+        return None
+    short = _short(expr.func)
+    if api.grad == "no":
+        return f"`{short}`"
+    if api.kind == "tensor" and api.grad == "yes" and api.dtype and api.dtype[0].startswith("kw=dtype"):
+        dtype = _argument(expr, 1, "dtype")
+        if dtype is not None and _integer_dtype(dtype, facts):
+            return f"`{short}` to `{ast.unparse(dtype)}`"
+    return None
+
+
 def handed_back(expr: ast.AST, facts: Facts) -> ast.expr | None:
     """`tf.convert_to_tensor(loss)` or `tf.constant(loss)` of a name (or attribute): the argument,
     which these hand back unchanged when it holds a tensor, so the call adds no op a tape would

@@ -4,7 +4,7 @@ import ast
 
 from ...model import Severity
 from ...versions import VersionRange
-from ...analysis.paths import NONDIFF, cuts_of, detached_on_purpose, gradient_phrase
+from ...analysis.paths import NONDIFF, cuts_of, detached_on_purpose, gradient_phrase, gradient_uses, no_gradient_op
 from ..base import Context, Proof, Rule, invalid, shares_findings, valid
 from . import _keras
 from ._parts import part_cuts
@@ -601,7 +601,51 @@ class NonDifferentiablePath(Rule):
             grad = main()
         """, "the rounding on the data `tf.map_fn` runs the closure on; the closure reads the variable",
             proof=Proof(check="assert grad is not None")),
+        invalid("""
+            import tensorflow as tf
+
+            inputs = tf.keras.Input((4,))
+            features = tf.keras.layers.Dense(3, activation="relu")(inputs)
+            scores = tf.keras.layers.Dense(2)(features)
+            explain = tf.keras.Model(inputs, [features, scores])
+
+            with tf.GradientTape() as tape:
+                feature_map, predictions = explain(tf.ones((1, 4)))
+                predicted = tf.argmax(predictions, axis=-1)
+            grads = tape.gradient(predicted, feature_map)
+        """, 11, "the target is the argmax itself (Grad-CAM asking for the class index, not its score); "
+                 "the source is an intermediate output the paths cannot relate to it",
+            proof=Proof(check="assert grads is None")),
     )
+
+    def _target_without_gradient(self, ctx: Context, reported: set[int]) -> None:
+        """The target itself is the result of an op without a gradient, computed in the tape
+        (`class_out = tf.argmax(predictions)`, then `tape.gradient(class_out, conv_out)`): None
+        for every source but the target itself, whatever the sources are (the paths need not be
+        known, as for an intermediate tensor unpacked from a model's outputs)."""
+        facts = ctx.facts
+        for use in gradient_uses(facts):
+            target = use.target
+            if not isinstance(target, ast.Name) or use.tape.node is None:
+                continue
+            defs = use.flow.reaching(target.id, use.call)
+            if len(defs) != 1 or defs[0].kind != "assign" or defs[0].value is None \
+                    or not any(t is use.tape for t in defs[0].tapes):
+                continue
+            made = defs[0].value
+            what = no_gradient_op(made, facts)
+            if what is None or id(made) in reported:
+                continue
+            if any(isinstance(n, ast.Name) and n.id == target.id for n in ast.walk(use.sources)):
+                continue  # the gradient of a tensor with respect to itself is ones
+            reported.add(id(made))
+            ctx.report(
+                made,
+                f"{what} has no gradient, and its result `{target.id}` is the target: {use.describe()} on "
+                f"{ctx.where(use.call)} returns None for every source. Differentiate a float value computed "
+                f"before it (the score the op selects from, say) instead.",
+                related=[ctx.related(use.call, f"this {use.method} call gets None")],
+            )
 
     @shares_findings
     def check(self, ctx: Context) -> None:
@@ -645,6 +689,7 @@ class NonDifferentiablePath(Rule):
                 f"{_ALTERNATIVES.get(name, 'a differentiable formulation')}.",
                 related=[ctx.related(use.call, f"this {use.method} call gets None for the variables of {found.part}")],
             )
+        self._target_without_gradient(ctx, reported)
         for finding in _keras.findings(ctx, NONDIFF, reported):
             found = finding.cut
             alternative = _ALTERNATIVES.get(_keras.short_name(found.node), "a differentiable formulation")
