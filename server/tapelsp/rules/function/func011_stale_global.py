@@ -218,43 +218,84 @@ class StaleGlobal(Rule):
             second = float(lookup(tf.constant(2)))
         """, "a one-time lazy initialisation under `if TABLE is None:`",
             proof=Proof(check="assert (first, second) == (2.0, 3.0)")),
+        invalid("""
+            import tensorflow as tf
+
+            step = 0
+
+
+            def epsilon():
+                return max(0.1, 1.0 - step / 10)
+
+
+            @tf.function
+            def explore_probability(x):
+                return x * epsilon()
+
+
+            seen = []
+            for step in range(5):
+                seen.append(float(explore_probability(tf.constant(1.0))))
+        """, 8, "a helper the tf.function calls reads the global the loop rebinds: frozen at the first trace",
+            proof=Proof(check="assert seen == [1.0] * 5")),
     )
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
         state = file_state(facts)
-        module_names = state.names(facts.module)
         reported: set[int] = set()
+        tf_functions: dict[int, TfFunction] = {}
         for scope in traced_scopes(facts):
             traced = scope.traced_by
             assert traced is not None
-            own = state.names(scope)
-            for name, loads in scope.loads.items():
-                if "." in name or name in own.bindings:
-                    continue
-                defining = state.defining_scope(scope, name)
-                if defining is not facts.module:
-                    continue
-                bindings = module_names.bindings.get(name, [])
-                if not bindings or any(b.kind not in _REBINDS for b in bindings):
-                    continue
-                found = _stale(name, bindings, traced, state, facts)
-                if found is None or id(loads[0]) in reported:
-                    continue
-                reported.add(id(loads[0]))
-                rebind, call, how = found
-                label = function_label(traced)
-                related = [ctx.related(rebind, f"`{name}` rebound here")]
-                if call is not None:
-                    related.append(ctx.related(call, f"{label} traced by this call"))
-                ctx.report(
-                    loads[0],
-                    f"{label} reads the global `{name}`, which {how}: TensorFlow captured the value it "
-                    f"saw when it traced {label} and does not trace again when `{name}` is rebound, so later "
-                    "calls silently keep the old value. Pass it as an argument (a tensor), or keep it in a "
-                    "`tf.Variable` and update it with `.assign(...)`.",
-                    related=related,
-                )
+            tf_functions.setdefault(id(traced), traced)
+            self._scope(ctx, state, scope, traced, None, reported)
+        if not tf_functions:
+            return
+        # Defs of the file the traces call (`decay()` in the body, `self._epsilon()` holding it):
+        # their reads of a global run while the tf.function traces, like its own.
+        from ...analysis.traced import traced_functions
+        from ...analysis.values import values_for
+
+        values = values_for(ctx)
+        for traced in tf_functions.values():
+            for node in sorted(traced_functions(facts, traced, values), key=position):
+                scope = facts.function_scopes.get(node)
+                if scope is not None and scope.traced_by is None and isinstance(node, ast.FunctionDef):
+                    self._scope(ctx, state, scope, traced, node, reported)
+
+    def _scope(self, ctx: Context, state: FileState, scope: Scope, traced: TfFunction,
+               helper: ast.FunctionDef | None, reported: set[int]) -> None:
+        facts = ctx.facts
+        module_names = state.names(facts.module)
+        own = state.names(scope)
+        for name, loads in scope.loads.items():
+            if "." in name or name in own.bindings:
+                continue
+            defining = state.defining_scope(scope, name)
+            if defining is not facts.module:
+                continue
+            bindings = module_names.bindings.get(name, [])
+            if not bindings or any(b.kind not in _REBINDS for b in bindings):
+                continue
+            found = _stale(name, bindings, traced, state, facts)
+            if found is None or id(loads[0]) in reported:
+                continue
+            reported.add(id(loads[0]))
+            rebind, call, how = found
+            label = function_label(traced)
+            reader = label if helper is None else f"`{helper.name}`, which the tf.function {label} calls,"
+            related = [ctx.related(rebind, f"`{name}` rebound here")]
+            if call is not None:
+                related.append(ctx.related(call, f"{label} traced by this call"))
+            ctx.report(
+                loads[0],
+                f"{reader} reads the global `{name}`, which {how}: TensorFlow captured the value it "
+                f"saw when it traced {label} and does not trace again when `{name}` is rebound, so later "
+                "calls silently keep the old value. Pass it as an argument (a tensor), or keep it in a "
+                "`tf.Variable` and update it with `.assign(...)`.",
+                related=related,
+            )
 
 
 def _call_names(traced: TfFunction, facts: Facts) -> tuple[set[str], set[str]]:
