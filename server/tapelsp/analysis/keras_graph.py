@@ -37,7 +37,8 @@ from ..facts.walk import statements_breadth_first
 from . import library
 from .paths import (DEAD, LIVE, MAYBE, NONDIFF, NUMPY, NUMPY_FUNCTION, Cut, Evaluator, GradientUse, PathResult,
                     Root, function_resolver, gradient_uses)
-from .values import FUNCTION, LAYER, LIBRARY, MODEL, TENSOR, Value, ValueModel, class_method, values_of
+from .values import (FUNCTION, INSTANCE, LAYER, LIBRARY, MODEL, TENSOR, TFP_VARIABLE, UNKNOWN, VARIABLE, Value, ValueModel,
+                     class_method, values_of)
 
 _FUNCTIONAL = frozenset({"keras.Model", "keras.models.Model"})
 _SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
@@ -1023,6 +1024,92 @@ def _loss_findings(graphs: _Graphs) -> list[KerasFinding]:
         for cut in cuts:
             found.append(KerasFinding(cut.kind, cut, "", "loss", model, train=fits[0], loss=function))
     return found
+
+
+def losses_ignoring_prediction(ctx) -> list[tuple[ast.FunctionDef, str, ast.Call]]:
+    """`model.compile(loss=fn)` with a def of this file that never reads its `y_pred` parameter,
+    and `model.fit` of that model (a model of the file, no regularizer or added loss, Keras's own
+    train_step): nothing Keras differentiates depends on a variable, so fit raises "No gradients
+    provided for any variable". (the def, the parameter's name, the fit call) each."""
+    facts = ctx.facts
+    if not any(site.method == "compile" for site in facts.calls):
+        return []
+    values = values_of(facts, ctx.targets, ctx.project, ctx.path)
+    graphs = _graphs(values, ctx.project, ctx.path)
+    trained = _trained(graphs)
+    found: list[tuple[ast.FunctionDef, str, ast.Call]] = []
+    for site in facts.calls:
+        if site.method != "compile" or not isinstance(site.node.func, ast.Attribute) or not trained:
+            continue
+        receiver = values.value(site.node.func.value, site.scope)
+        if not receiver.is_(MODEL):
+            continue
+        model = graphs.model_of(receiver)
+        if model is None or model.regularized or _custom_steps(receiver):
+            continue
+        fits = [s.node for s, v in trained if graphs.model_of(v) is model]
+        loss = _argument(site.node, 1, "loss")
+        function = _function_given(values, loss, site.scope) if loss is not None and fits else None
+        if not isinstance(function, ast.FunctionDef) or function.args.vararg is not None \
+                or function.args.kwarg is not None:
+            continue
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        if len(params) != 2:
+            continue
+        predicted = params[1]
+        if any(isinstance(n, ast.Name) and n.id in (predicted, "locals", "vars") for n in ast.walk(function)):
+            continue
+        if _reads_state(values, function, set()):
+            continue  # `model(model.input)` in the loss: variables reached another way
+        found.append((function, predicted, fits[0]))
+    return found
+
+
+def _reads_state(values: ValueModel, function: ast.AST, seen: set[int]) -> bool:
+    """Does `function` (or a def of this file it calls) read a name that may hold variables: a
+    model, a layer, a variable, an object of a class of the file, or a value the model cannot name?"""
+    if id(function) in seen:
+        return False
+    seen.add(id(function))
+    scope = values.facts.function_scopes.get(function)
+    if scope is None:
+        return True
+    local = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)) or node.id in local:
+            continue  # (a local is computed from what the walk meets anyway)
+        held = values.value(node, scope)
+        if held.kind == FUNCTION and isinstance(held.ref, (ast.FunctionDef, ast.Lambda)):
+            if _reads_state(values, held.ref, seen):
+                return True
+            continue
+        if held.kind in (MODEL, LAYER, VARIABLE, TFP_VARIABLE, INSTANCE) or (
+                held.kind == UNKNOWN and node.id not in values.facts.imports.names
+                and not _made_outside_tensorflow(values.facts, node.id)):
+            return True
+    return False
+
+
+def _made_outside_tensorflow(facts, name: str) -> bool:
+    """A module-level name bound only by calls of other libraries (`os.path.join(...)`) or to
+    constants: it holds no TensorFlow state."""
+    from ..facts.dataflow import flow_of
+
+    defs = flow_of(facts, facts.module).definitions(name)
+    if not defs:
+        return False
+    for d in defs:
+        if d.kind != "assign" or d.value is None:
+            return False
+        for node in ast.walk(d.value):
+            if isinstance(node, ast.Call):
+                qualname = facts.imports.resolve(node.func)
+                if qualname is None or qualname.split(".")[0] in ("tensorflow", "keras", "tf_keras",
+                                                                  "tensorflow_probability"):
+                    return False
+            elif isinstance(node, (ast.Lambda, ast.NamedExpr)):
+                return False
+    return True
 
 
 def _custom_steps(value: Value) -> bool:

@@ -122,10 +122,11 @@ def helper_bodies(ctx, bodies: dict[int, Body]) -> dict[int, Body]:
                 if scope is None or id(node) in traced or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                         or node.decorator_list or _eager_callback(scope):
                     continue
-                references = _references(facts, node.name)
+                calls = values.callers(node)
+                references = _instance_references(facts, values, node, calls) if node.name == "__call__" \
+                    else _references(facts, node.name)
                 if not references:
                     continue
-                calls = values.callers(node)
                 if len(calls) != references \
                         or not all(id(_function_node(caller)) in traced for _call, caller, _bound in calls):
                     continue
@@ -142,6 +143,43 @@ def _function_node(scope: Scope) -> ast.AST | None:
     while scope is not None and scope.kind not in ("function", "lambda"):
         scope = scope.parent
     return scope.node if scope is not None else None
+
+
+def _instance_references(facts, values, method: ast.AST, calls) -> int:
+    """For a class's `__call__`, run by calling its instances (`clipper(grads)`): how often the
+    code reads the names its instances are bound to, when each instance is made once, at module
+    level, into a plain name (0 otherwise: an instance passed around may be called anywhere)."""
+    from .values import INSTANCE
+
+    names: set[str] = set()
+    for call, scope, _bound in calls:
+        func = call.func if isinstance(call, ast.Call) else None
+        if not isinstance(func, ast.Name):
+            return 0
+        held = values.value(func, scope)
+        if held.kind != INSTANCE or not held.certain or not isinstance(held.origin, ast.Call) \
+                or not any(method is m for m in getattr(held.user_class, "body", ())):
+            return 0
+        names.add(func.id)
+    if any(name in s.globals for s in facts.scopes for name in names):
+        return 0
+    from ..facts.dataflow import flow_of
+
+    module_flow = flow_of(facts, facts.module)
+    if any(len(module_flow.definitions(name)) != 1 or module_flow.definitions(name)[0].kind != "assign"
+           for name in names):
+        return 0
+    # Reads of an attribute (`clipper.i`) use the instance without calling it: not counted.
+    bare = attributes = 0
+    for scope in facts.scopes:
+        for key, nodes in scope.loads.items():
+            head, dot, rest = key.partition(".")
+            if head in names:
+                if not dot:
+                    bare += len(nodes)
+                elif "." not in rest:
+                    attributes += len(nodes)
+    return bare - attributes
 
 
 def _references(facts, name: str) -> int:

@@ -10,7 +10,8 @@ from ...analysis import library
 from ...analysis.keras_graph import KerasTrace, keras_trace_of, keras_traces
 from ...analysis.traced import Trace, function_name, trace_of
 from ...analysis.traced_bodies import stepped_directly_only
-from ...analysis.values import DATASET, METHOD, TENSOR, VARIABLE, Value, ValueModel, values_for
+from ...analysis.values import DATASET, DICT, METHOD, TENSOR, TUPLE, VARIABLE, Value, ValueModel, values_for
+from ...facts.dataflow import flow_of
 from ..tape._fixes import unfixed
 from ._fixes import tensor_context, tf_alias
 from ..base import Context, Proof, Rule, invalid, valid
@@ -393,12 +394,29 @@ class NumpyInFunction(Rule):
             y = flatten(tf.ones([2, 3]))
         """, 5, "`.reshape` is NumPy's: a tf.Tensor has tf.reshape instead",
             proof=Proof(raises=("AttributeError", "SymbolicTensor object has no attribute 'reshape'")))),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            tf.config.run_functions_eagerly(True)
+
+
+            def preprocess(example):
+                mask = example["mask"]
+                return mask.numpy() - 1
+
+
+            ds = tf.data.Dataset.from_tensor_slices({"mask": np.ones((4, 2, 2), np.uint8)})
+            ds = ds.map(preprocess)
+        """, 9, "an item of a `ds.map` function's dict element; run_functions_eagerly does not reach tf.data",
+            proof=Proof(raises=("AttributeError", "object has no attribute 'numpy'"), isolated=True)),
     )
 
     def check(self, ctx: Context) -> None:
         facts = ctx.facts
-        if runs_functions_eagerly(facts):
-            return
+        # `tf.config.run_functions_eagerly(True)` runs tf.functions (and Keras's) eagerly, but not
+        # the functions tf.data traces: those stay graphs.
+        data_only = runs_functions_eagerly(facts)
         values = values_for(ctx)
         modern = ctx.targets.tensorflow >= _SYMBOLIC_TENSOR_SINCE
         # tf.experimental.numpy.experimental_enable_numpy_behavior() gives tf.Tensor NumPy's methods.
@@ -420,7 +438,7 @@ class NumpyInFunction(Rule):
                 traced = traces[key]
             else:
                 traced = traces[key] = _trace(site, values)
-            if traced is None:
+            if traced is None or (data_only and (isinstance(traced, KerasTrace) or traced.caller is None)):
                 continue
             found = _problem(site, values, modern)
             if found is None:
@@ -556,7 +574,7 @@ def _problem(site: CallSite, values: ValueModel, modern: bool) -> tuple[ast.expr
         receiver = func.value
         kind = _symbolic(receiver, scope, values)
         if kind is None and site.method == "numpy":
-            kind = _derived(receiver, scope, values)
+            kind = _derived(receiver, scope, values) or _component(receiver, scope, values)
         if kind is None:
             return None
         text = _short(receiver)
@@ -641,6 +659,29 @@ def _symbolic(expr: ast.expr, scope: Scope, values: ValueModel) -> str | None:
     if value.is_(VARIABLE):
         return "variable"
     if value.is_(TENSOR) and value.symbolic:
+        return "tensor"
+    return None
+
+
+def _component(expr: ast.expr, scope: Scope, values: ValueModel) -> str | None:
+    """For `.numpy()` only: an item of a traced parameter that holds a structure of symbolic
+    tensors (`datapoint['segmentation_mask']` in a `ds.map` function; also through one local
+    name): a tensor, a sparse or ragged one, or a nested structure; none has a value while
+    TensorFlow traces, and none but an eager tensor has `.numpy()`."""
+    if isinstance(expr, ast.Name):
+        flow = flow_of(values.facts, scope)
+        defs = flow.reaching(expr.id, expr)
+        if len(defs) != 1 or defs[0].kind != "assign" or not isinstance(defs[0].value, ast.Subscript):
+            return None
+        expr = defs[0].value
+    base = expr
+    while isinstance(base, ast.Subscript):
+        base = base.value
+    if base is expr or not isinstance(base, ast.Name):
+        return None
+    holder = values.value(base, scope)
+    if holder.certain and holder.kind in (DICT, TUPLE) and holder.symbolic is not False \
+            and holder.item is not None and holder.item.kind == TENSOR and holder.item.symbolic:
         return "tensor"
     return None
 

@@ -668,6 +668,34 @@ class PythonSideEffect(Rule):
             traces = traces_of(lambda v: v * v, tf.constant(2.0))
         """, "a counter of a test that checks its tf.function traces once (read after the calls)",
             proof=Proof(check="assert traces == 1, traces")),
+        invalid("""
+            import tensorflow as tf
+
+
+            class NormHistory:
+                def __init__(self):
+                    self.norms = tf.Variable(tf.zeros(8), trainable=False)
+                    self.count = 0
+
+                def __call__(self, grad):
+                    self.norms[self.count % 8].assign(tf.norm(grad))
+                    self.count += 1
+                    return grad
+
+
+            history = NormHistory()
+
+
+            @tf.function
+            def step(x):
+                return history(x * 2.0)
+
+
+            for _ in range(4):
+                step(tf.ones(3))
+            print(history.count)
+        """, 12, "a module-level object's `__call__`, which the tf.function calls: the count moves only while it traces",
+            proof=Proof(check="assert history.count == 1")),
     )
 
     def check(self, ctx: Context) -> None:

@@ -103,7 +103,7 @@ class TargetNotConnected(Rule):
     summary = "The gradient target gets no gradient from the variables asked for"
     severity = Severity.WARNING
     tensorflow = VersionRange(">=2.0")
-    triggers = ("GradientTape",)
+    triggers = ("GradientTape", "compile")
     examples = (
         valid("""
             import tensorflow as tf
@@ -288,10 +288,44 @@ class TargetNotConnected(Rule):
                     loss = critic_loss_fn(batch)
                 return tape.gradient(loss, model.trainable_variables)
         """, "an imported loss function that cannot be resolved: silent"),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+            reference = np.linspace(0.0, 1.0, 8).astype("float32")
+
+
+            def signal_loss(y_true, y_pred):
+                produced = np.flip(reference)
+                return tf.reduce_mean(tf.square(produced - reference))
+
+
+            model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(8)])
+            model.compile(optimizer="adam", loss=signal_loss)
+            model.fit(np.ones((16, 4), "float32"), np.ones((16, 8), "float32"), verbose=0)
+        """, 10, "a loss given to compile that never reads `y_pred`: fit has nothing to differentiate",
+            proof=Proof(raises=("ValueError", "No gradients provided for any variable"))),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+            reference = np.linspace(0.0, 1.0, 8).astype("float32")
+
+
+            def signal_loss(y_true, y_pred):
+                return tf.reduce_mean(tf.square(y_pred - reference))
+
+
+            model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(8)])
+            model.compile(optimizer="adam", loss=signal_loss)
+            history = model.fit(np.ones((16, 4), "float32"), np.ones((16, 8), "float32"), verbose=0)
+        """, "the loss computed from the model's output",
+            proof=Proof(check="assert len(history.history['loss']) == 1")),
     )
 
     @shares_findings
     def check(self, ctx: Context) -> None:
+        self._losses(ctx)
         facts = ctx.facts
         resolver = function_resolver(facts, ctx.project, ctx.path)
         values = values_for(ctx)
@@ -326,6 +360,22 @@ class TargetNotConnected(Rule):
                 if status != DEAD or evaluator.maybe_cuts:
                     continue
                 self._report(ctx, PathResult(use, root, status), evaluator)
+
+    def _losses(self, ctx: Context) -> None:
+        """A loss given to `compile` that never reads the model's output (`y_pred`)."""
+        from ...analysis.keras_graph import losses_ignoring_prediction
+
+        for function, predicted, fit in losses_ignoring_prediction(ctx):
+            returns = [n for n in ast.walk(function) if isinstance(n, ast.Return) and n.value is not None]
+            where = returns[-1].value if returns else function
+            ctx.report(
+                where,
+                f"The loss `{function.name}` given to compile never reads `{predicted}`, the model's output: what "
+                f"it returns does not depend on any variable of the model, so `{ast.unparse(fit.func)}` on "
+                f"{ctx.where(fit)} raises ValueError \"No gradients provided for any variable\". Compute the "
+                f"loss from `{predicted}`.",
+                related=[ctx.related(function, "the loss function"), ctx.related(fit, "trains the model here")],
+            )
 
     def _report_misapplied(self, ctx: Context, use, root: Root, applied: ast.Attribute) -> None:
         """The gradients are applied to another object's variables, and that object is what
