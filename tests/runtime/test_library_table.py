@@ -612,6 +612,8 @@ SAMPLES: dict[str, str | tuple[str, ...]] = {
     "tensorflow_probability.optimizer.bfgs_minimize": (
         "tfp.optimizer.bfgs_minimize(lambda p: tfp.math.value_and_gradient(lambda q: tf.reduce_sum(q * q), p), "
         "r_f32, max_iterations=2)",),
+    "tensorflow_probability.math.value_and_gradient": (
+        "tfp.math.value_and_gradient(lambda q: tf.reduce_sum(q * q), r_f32)",),
     "tensorflow_probability.vi.fit_surrogate_posterior": (
         "tfp.vi.fit_surrogate_posterior(normal.log_prob, tfp.distributions.Normal(tf.Variable(0.5), 1.0), "
         "keras.optimizers.SGD(0.1), num_steps=2, jit_compile=False)",),
@@ -1091,6 +1093,11 @@ SAMPLES: dict[str, str | tuple[str, ...]] = {
 # Rows with no sample, and why.
 SKIP: dict[str, str] = {
     "tensorflow.nest.map_structure": "the table claims nothing (unknown: what the function returns)",
+    "tensorflow_probability.mcmc.HamiltonianMonteCarlo": "the table claims nothing of the kernel (unknown); "
+    "grad_fn is proven by TAPE007's examples",
+    "tensorflow_probability.mcmc.NoUTurnSampler": "the table claims nothing of the kernel (unknown)",
+    "tensorflow_probability.mcmc.MetropolisAdjustedLangevinAlgorithm": "the table claims nothing of the kernel (unknown)",
+    "tensorflow_probability.mcmc.UncalibratedHamiltonianMonteCarlo": "the table claims nothing of the kernel (unknown)",
     "keras.activations.get": "the table claims nothing (unknown: an activation function, not a tensor)",
     "keras.activations.deserialize": "the table claims nothing (unknown: an activation function)",
     "keras.activations.serialize": "the table claims nothing (unknown: a name or a config)",

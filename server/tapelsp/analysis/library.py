@@ -29,6 +29,8 @@ class Api:
     flags: frozenset[str]
     traced_fn: tuple[int, ...] = ()  # positions of functions that get traced
     py_callback: tuple[int, ...] = ()  # positions of functions run eagerly on every call
+    # (position, keyword) of a function the API differentiates with respect to its arguments
+    grad_fn: tuple[tuple[int, str], ...] = ()
 
     def has(self, flag: str) -> bool:
         return flag in self.flags
@@ -53,9 +55,11 @@ def _parse_row(fields: list[str], line_number: int) -> Api:
     flags = frozenset() if flags_text == "-" else frozenset(f.strip() for f in flags_text.split(","))
     traced = tuple(int(f.split("@", 1)[1]) for f in flags if f.startswith("traced_fn@"))
     callbacks = tuple(int(f.split("@", 1)[1]) for f in flags if f.startswith("py_callback@"))
+    differentiated = tuple(sorted((int(f.split("@", 1)[1].split("=", 1)[0]), f.split("=", 1)[1])
+                                  for f in flags if f.startswith("grad_fn@")))
     plain = frozenset(f for f in flags if "@" not in f)
     return Api(name, kind, tuple(dtype.split("|")) if dtype else (), grad, plain, tuple(sorted(traced)),
-               tuple(sorted(callbacks)))
+               tuple(sorted(callbacks)), differentiated)
 
 
 def _pattern(member: str) -> tuple[re.Pattern, int]:

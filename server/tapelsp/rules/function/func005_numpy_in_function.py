@@ -410,6 +410,21 @@ class NumpyInFunction(Rule):
             ds = ds.map(preprocess)
         """, 9, "an item of a `ds.map` function's dict element; run_functions_eagerly does not reach tf.data",
             proof=Proof(raises=("AttributeError", "object has no attribute 'numpy'"), isolated=True)),
+        invalid("""
+            import tensorflow as tf
+
+            log_b = tf.Variable(0.3)
+
+
+            @tf.function
+            def forcing_matrix():
+                b = -tf.exp(log_b)
+                return tf.constant([[0.0], [1.0 / b]])
+
+
+            forcing_matrix()
+        """, 10, "a symbolic tensor nested in the list `tf.constant` is given",
+            proof=Proof(raises=("TypeError", "Expected any non-tensor type, but got a tensor instead."))),
     )
 
     def check(self, ctx: Context) -> None:
@@ -686,13 +701,20 @@ def _component(expr: ast.expr, scope: Scope, values: ValueModel) -> str | None:
     return None
 
 
-def _first_symbolic(exprs: list[ast.expr], scope: Scope, values: ValueModel) -> tuple[ast.expr, str] | None:
+def _first_symbolic(exprs: list[ast.expr], scope: Scope, values: ValueModel, depth: int = 0) -> tuple[ast.expr, str] | None:
+    """The first symbolic tensor or variable among `exprs`, also as an element of a list or tuple
+    written out there, nested or not (`tf.constant([[0.0], [1.0 / b]])`)."""
     for expr in exprs:
-        candidates = expr.elts if isinstance(expr, (ast.List, ast.Tuple)) else [expr]
-        for candidate in candidates:
-            kind = _symbolic(candidate, scope, values)
-            if kind is not None:
-                return candidate, kind
+        if isinstance(expr, (ast.List, ast.Tuple)):
+            if depth < 4:
+                found = _first_symbolic([e.value if isinstance(e, ast.Starred) else e for e in expr.elts],
+                                        scope, values, depth + 1)
+                if found is not None:
+                    return found
+            continue
+        kind = _symbolic(expr, scope, values)
+        if kind is not None:
+            return expr, kind
     return None
 
 

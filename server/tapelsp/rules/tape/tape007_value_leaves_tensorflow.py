@@ -425,6 +425,41 @@ class ValueLeavesTensorFlow(Rule):
             g = tape.gradient(loss, w)
         """, "NumPy on data and `float()` off the path",
             proof=Proof(check="assert float(g) == 3.0")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            precision = np.array([[2.0, -0.8], [-0.8, 1.0]])
+
+
+            def target_log_prob(state):
+                theta = state.numpy()
+                return tf.constant(-0.5 * theta @ precision @ theta, tf.float32)
+
+
+            kernel = tfp.mcmc.HamiltonianMonteCarlo(target_log_prob, step_size=0.1, num_leapfrog_steps=2)
+            samples = tfp.mcmc.sample_chain(num_results=2, current_state=tf.zeros([2]), kernel=kernel,
+                                            trace_fn=None, seed=(0, 1))
+        """, 10, "an MCMC target density that reads its state through NumPy: HMC differentiates it",
+            proof=Proof(raises=("ValueError", "Encountered `None` gradient."))),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            precision = tf.constant([[2.0, -0.8], [-0.8, 1.0]])
+
+
+            def target_log_prob(state):
+                return -0.5 * tf.tensordot(state, tf.linalg.matvec(precision, state), 1)
+
+
+            kernel = tfp.mcmc.HamiltonianMonteCarlo(target_log_prob, step_size=0.1, num_leapfrog_steps=2)
+            samples = tfp.mcmc.sample_chain(num_results=2, current_state=tf.zeros([2]), kernel=kernel,
+                                            trace_fn=None, seed=(0, 1))
+        """, "the density in TensorFlow ops",
+            proof=Proof(check="assert samples.shape == (2, 2)")),
     )
 
     @shares_findings
@@ -466,6 +501,31 @@ class ValueLeavesTensorFlow(Rule):
                 fix=_offer(ctx, found, others) if found.remote is None else None,
             )
         self._cuts_run_from_elsewhere(ctx, set(by_line))
+        self._differentiated_by_library(ctx, set(by_line))
+
+    def _differentiated_by_library(self, ctx: Context, lines: set[int]) -> None:
+        """A function TFP differentiates (an MCMC kernel's target_log_prob_fn,
+        tfp.math.value_and_gradient's f) whose every route from its arguments leaves TensorFlow."""
+        from ...analysis.differentiated import differentiated_functions
+
+        for found in differentiated_functions(ctx):
+            name = f"`{found.function.name}`" if isinstance(found.function, ast.FunctionDef) else "the lambda"
+            library_call = ast.unparse(found.site.node.func)
+            for cut in found.cuts:
+                line = getattr(cut.node, "lineno", 0)
+                if cut.kind != NUMPY or line in lines:
+                    continue
+                lines.add(line)
+                subject = f"`{ast.unparse(cut.value)}`" if cut.value is not None else "the value"
+                ctx.report(
+                    cut.node,
+                    f"{cut.what} turns {subject} into a NumPy/Python value in {name}, which `{library_call}` on "
+                    f"{ctx.where(found.site.node)} differentiates with respect to its arguments: TensorFlow cannot "
+                    "follow it, so the gradient is None (TFP's kernels raise ValueError \"Encountered `None` "
+                    "gradient.\"). Compute it with TensorFlow ops on the argument (`tf.linalg`, `tf.math`, "
+                    "`tf.experimental.numpy`).",
+                    related=[ctx.related(found.site.node, "differentiates the function here")],
+                )
 
     def _cuts_run_from_elsewhere(self, ctx: Context, lines: set[int]) -> None:
         """A cut in a function of this file that a tape of another module of the project runs
