@@ -423,7 +423,7 @@ class NumpyInFunction(Rule):
 
 
             forcing_matrix()
-        """, 10, "a symbolic tensor nested in the list `tf.constant` is given",
+        """, 9, "a symbolic tensor nested in the list `tf.constant` is given",
             proof=Proof(raises=("TypeError", "Expected any non-tensor type, but got a tensor instead."))),
     )
 

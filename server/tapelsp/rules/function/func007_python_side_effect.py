@@ -694,7 +694,7 @@ class PythonSideEffect(Rule):
             for _ in range(4):
                 step(tf.ones(3))
             print(history.count)
-        """, 12, "a module-level object's `__call__`, which the tf.function calls: the count moves only while it traces",
+        """, 11, "a module-level object's `__call__`, which the tf.function calls: the count moves only while it traces",
             proof=Proof(check="assert history.count == 1")),
     )
 

@@ -236,7 +236,7 @@ class StaleGlobal(Rule):
             seen = []
             for step in range(5):
                 seen.append(float(explore_probability(tf.constant(1.0))))
-        """, 8, "a helper the tf.function calls reads the global the loop rebinds: frozen at the first trace",
+        """, 7, "a helper the tf.function calls reads the global the loop rebinds: frozen at the first trace",
             proof=Proof(check="assert seen == [1.0] * 5")),
     )
 

@@ -110,7 +110,7 @@ class MinimizeConstantLoss(Rule):
             truth = np.zeros((4, 2), np.float32)
             optimizer = tf_keras.optimizers.Adam(0.01)
             optimizer.minimize(l1_error(truth, x @ k), [k])
-        """, 15, "the loss given as a call of a function that returns a NumPy value",
+        """, 14, "the loss given as a call of a function that returns a NumPy value",
             proof=Proof(raises=("ValueError", TAPE_REQUIRED))),
         invalid("""
             import tensorflow as tf

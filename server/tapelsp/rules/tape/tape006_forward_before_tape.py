@@ -94,7 +94,7 @@ class ForwardBeforeTape(Rule):
     summary = "The forward computation ran before the tape started recording"
     severity = Severity.ERROR
     tensorflow = VersionRange(">=2.0")
-    triggers = ("GradientTape",)
+    triggers = ("GradientTape", "def build")  # `build` combining variables (`_built_once`): also under fit
     examples = (
         invalid("""
             import tensorflow as tf
@@ -239,7 +239,7 @@ class ForwardBeforeTape(Rule):
 
 
             g_loc, g_log_scale = fit(tf.constant([0.0, 1.0]))
-        """, 9, "a closure the tape calls reads a distribution whose scale was computed before the tape",
+        """, 8, "a closure the tape calls reads a distribution whose scale was computed before the tape",
             proof=Proof(check="assert g_loc is not None and g_log_scale is None")),
         valid("""
             import tensorflow as tf

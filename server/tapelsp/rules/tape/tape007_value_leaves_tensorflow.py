@@ -68,7 +68,9 @@ class ValueLeavesTensorFlow(Rule):
     tensorflow = VersionRange(">=2.0")
     # `numpy`, `.item(`, `.tolist(`: a cut in a function another module differentiates through
     # (analysis/paths.IMPORTED_CUT_WORDS) is reported here too, in a file without a tape.
-    triggers = ("GradientTape", "numpy", ".item(", ".tolist(")
+    triggers = ("GradientTape", "numpy", ".item(", ".tolist(",
+                # functions TFP differentiates (analysis/differentiated.py)
+                "HamiltonianMonteCarlo", "NoUTurnSampler", "MetropolisAdjustedLangevinAlgorithm", "value_and_gradient")
     fixable = True
     examples = (
         valid("""
@@ -441,7 +443,7 @@ class ValueLeavesTensorFlow(Rule):
             kernel = tfp.mcmc.HamiltonianMonteCarlo(target_log_prob, step_size=0.1, num_leapfrog_steps=2)
             samples = tfp.mcmc.sample_chain(num_results=2, current_state=tf.zeros([2]), kernel=kernel,
                                             trace_fn=None, seed=(0, 1))
-        """, 10, "an MCMC target density that reads its state through NumPy: HMC differentiates it",
+        """, 9, "an MCMC target density that reads its state through NumPy: HMC differentiates it",
             proof=Proof(raises=("ValueError", "Encountered `None` gradient."))),
         valid("""
             import numpy as np

@@ -613,7 +613,7 @@ class NonDifferentiablePath(Rule):
                 feature_map, predictions = explain(tf.ones((1, 4)))
                 predicted = tf.argmax(predictions, axis=-1)
             grads = tape.gradient(predicted, feature_map)
-        """, 11, "the target is the argmax itself (Grad-CAM asking for the class index, not its score); "
+        """, 10, "the target is the argmax itself (Grad-CAM asking for the class index, not its score); "
                  "the source is an intermediate output the paths cannot relate to it",
             proof=Proof(check="assert grads is None")),
     )

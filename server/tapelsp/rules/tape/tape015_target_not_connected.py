@@ -303,7 +303,7 @@ class TargetNotConnected(Rule):
             model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(8)])
             model.compile(optimizer="adam", loss=signal_loss)
             model.fit(np.ones((16, 4), "float32"), np.ones((16, 8), "float32"), verbose=0)
-        """, 10, "a loss given to compile that never reads `y_pred`: fit has nothing to differentiate",
+        """, 9, "a loss given to compile that never reads `y_pred`: fit has nothing to differentiate",
             proof=Proof(raises=("ValueError", "No gradients provided for any variable"))),
         valid("""
             import numpy as np

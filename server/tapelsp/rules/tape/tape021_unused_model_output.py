@@ -240,7 +240,7 @@ class UnusedModelOutput(Rule):
             with tf.GradientTape() as tape:
                 loss = tf.reduce_mean(model(x) ** 2)
             grads = tape.gradient(loss, model.trainable_variables)
-        """, 12, "`call` overwrites a layer's output before reading it: that layer's variables get None",
+        """, 11, "`call` overwrites a layer's output before reading it: that layer's variables get None",
             proof=Proof(check="assert grads[0] is None and grads[1] is None and grads[2] is not None")),
         valid("""
             import tensorflow as tf
