@@ -31,7 +31,7 @@ def test_every_case_has_a_label_a_source_and_an_oracle_line():
     for lab in labels:
         text = (CASES / lab["path"]).read_text(encoding="utf-8")
         doc = ast.get_docstring(ast.parse(text)) or ""
-        assert lab["sources"] and lab["sources"][0].startswith("https://"), lab["case"]
+        assert lab["sources"] and lab["sources"][0].startswith(("https://", "http://")), lab["case"]
         assert "Source" in doc or lab["sources"][0] in doc, lab["case"]
         assert "ORACLE: bug=" in text, lab["case"]
         assert 1 <= lab["line"] <= len(text.splitlines()), lab["case"]
