@@ -20,6 +20,7 @@ import contextlib
 import contextvars
 import os
 import re
+import stat
 import threading
 import time
 from collections import OrderedDict
@@ -395,9 +396,12 @@ def _python_files(root: str, limit: int):
                 continue
             path = os.path.join(directory, name)
             try:
-                yield path, os.stat(path)
+                found = os.stat(path)
             except OSError:
                 continue
+            if not stat.S_ISREG(found.st_mode):
+                continue  # a FIFO or device named *.py would block the read
+            yield path, found
             count += 1
             if count >= limit:
                 return

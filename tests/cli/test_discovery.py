@@ -76,3 +76,14 @@ def test_directories_excluded_by_glob_are_pruned(tmp_path):
 def test_empty_directory(tmp_path):
     outcome = run_in_process(["--check", "."], cwd=tmp_path)
     assert (outcome.code, outcome.out) == (0, "All checks passed!\n")
+
+
+def test_a_run_from_the_filesystem_root_does_not_take_it_as_the_project(tmp_path):
+    """Without a configuration, the project whose other modules a file may read is the working
+    directory; from `/` that would be every Python file of the machine: the file's directory."""
+    path = tmp_path / "train.py"
+    path.write_text("import tensorflow as tf\n", encoding="utf-8")
+    from_root = Resolver(Options(check=True, isolated=True), cwd="/")
+    assert from_root.project_root(str(path)) == str(tmp_path)
+    from_parent = Resolver(Options(check=True, isolated=True), cwd=str(tmp_path.parent))
+    assert from_parent.project_root(str(path)) == str(tmp_path.parent)

@@ -359,3 +359,14 @@ def test_module_next_to_the_script(project: Path) -> None:
             local_helper(1.0, i)
     """)
     assert func009(text, path, Project(str(project))) == [4]
+
+
+def test_the_import_index_skips_what_is_not_a_regular_file(tmp_path):
+    """A FIFO named like a module would block the read of the whole index."""
+    import os
+
+    from tapelsp.project import _python_files
+
+    (tmp_path / "learner.py").write_text("import tensorflow as tf\n", encoding="utf-8")
+    os.mkfifo(tmp_path / "pipe.py")
+    assert [os.path.basename(p) for p, _ in _python_files(str(tmp_path), 100)] == ["learner.py"]

@@ -58,13 +58,16 @@ class Resolver:
     def project_root(self, path: str) -> str:
         """The root of the project `path` belongs to, for reading its other modules: the
         directory of the configuration that applies to it, else this run's working directory
-        when the file is under it, else the file's own directory."""
+        when the file is under it (and it is not the filesystem's root), else the file's own
+        directory."""
         full = self.absolute(path)
         config = self.config_for_file(full)
         if config is not None:
             return config.root
-        if full.startswith(self.cwd.rstrip("/") + "/"):
+        if full.startswith(self.cwd.rstrip("/") + "/") and os.path.dirname(self.cwd) != self.cwd:
             return self.cwd
+        # Not under the working directory, or that is the filesystem's root (a run from `/`
+        # would index every Python file of the machine): the file's own directory.
         return os.path.dirname(full)
 
     # -- exclusion ----------------------------------------------------------------
