@@ -429,7 +429,24 @@ class LayerInFunction(Rule):
             model.compile(optimizer="adam", loss="mse")
             model.fit(np.ones((8, 3), "float32"), np.ones((8, 1), "float32"), verbose=0)
         """, 8, "a layer constructed in a custom layer's `call`: `fit` traces it again",
-            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables"))),
+            proof=Proof(raises=("ValueError", "tf.function only supports singleton tf.Variables")),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+            from tensorflow.keras import layers
+
+
+            class Residual(layers.Layer):
+                def call(self, x):
+                    h = layers.Dense(4, activation="relu")(x)
+                    return x + h[:, :1]
+
+
+            inputs = layers.Input((3,))
+            model = tf.keras.Model(inputs, layers.Dense(1)(Residual()(inputs)))
+            model.compile(optimizer="adam", loss="mse")
+            model.fit(np.ones((8, 3), "float32"), np.ones((8, 1), "float32"), verbose=0)
+        """),
         valid("""
             import numpy as np
             import tensorflow as tf

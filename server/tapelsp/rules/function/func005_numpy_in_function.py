@@ -409,7 +409,22 @@ class NumpyInFunction(Rule):
             ds = tf.data.Dataset.from_tensor_slices({"mask": np.ones((4, 2, 2), np.uint8)})
             ds = ds.map(preprocess)
         """, 9, "an item of a `ds.map` function's dict element; run_functions_eagerly does not reach tf.data",
-            proof=Proof(raises=("AttributeError", "object has no attribute 'numpy'"), isolated=True)),
+            proof=Proof(raises=("AttributeError", "object has no attribute 'numpy'"), isolated=True),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            tf.config.run_functions_eagerly(True)
+
+
+            def preprocess(example):
+                mask = example["mask"]
+                return mask.numpy() - 1
+
+
+            ds = tf.data.Dataset.from_tensor_slices({"mask": np.ones((4, 2, 2), np.uint8)})
+            ds = ds.map(preprocess)
+        """),
         invalid("""
             import tensorflow as tf
 
@@ -424,7 +439,21 @@ class NumpyInFunction(Rule):
 
             forcing_matrix()
         """, 9, "a symbolic tensor nested in the list `tf.constant` is given",
-            proof=Proof(raises=("TypeError", "Expected any non-tensor type, but got a tensor instead."))),
+            proof=Proof(raises=("TypeError", "Expected any non-tensor type, but got a tensor instead.")),
+            fixed="""
+            import tensorflow as tf
+
+            log_b = tf.Variable(0.3)
+
+
+            @tf.function
+            def forcing_matrix():
+                b = -tf.exp(log_b)
+                return tf.convert_to_tensor([[0.0], [1.0 / b]])
+
+
+            forcing_matrix()
+        """),
     )
 
     def check(self, ctx: Context) -> None:

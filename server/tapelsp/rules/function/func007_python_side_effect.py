@@ -695,7 +695,34 @@ class PythonSideEffect(Rule):
                 step(tf.ones(3))
             print(history.count)
         """, 11, "a module-level object's `__call__`, which the tf.function calls: the count moves only while it traces",
-            proof=Proof(check="assert history.count == 1")),
+            proof=Proof(check="assert history.count == 1"),
+            fixed="""
+            import tensorflow as tf
+
+
+            class NormHistory:
+                def __init__(self):
+                    self.norms = tf.Variable(tf.zeros(8), trainable=False)
+                    self.count = 0
+
+                def __call__(self, grad):
+                    self.norms[self.count % 8].assign(tf.norm(grad))
+                    self.count += 1
+                    return grad
+
+
+            history = NormHistory()
+
+
+            @tf.function
+            def step(x):
+                return history(x * 2.0)
+
+
+            for _ in range(4):
+                step(tf.ones(3))
+            print(history.count)
+        """),
     )
 
     def check(self, ctx: Context) -> None:

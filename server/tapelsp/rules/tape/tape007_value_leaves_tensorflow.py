@@ -444,7 +444,24 @@ class ValueLeavesTensorFlow(Rule):
             samples = tfp.mcmc.sample_chain(num_results=2, current_state=tf.zeros([2]), kernel=kernel,
                                             trace_fn=None, seed=(0, 1))
         """, 9, "an MCMC target density that reads its state through NumPy: HMC differentiates it",
-            proof=Proof(raises=("ValueError", "Encountered `None` gradient."))),
+            proof=Proof(raises=("ValueError", "Encountered `None` gradient.")),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+            import tensorflow_probability as tfp
+
+            precision = np.array([[2.0, -0.8], [-0.8, 1.0]])
+
+
+            def target_log_prob(state):
+                theta = state.numpy()
+                return tf.constant(-0.5 * theta @ precision @ theta, tf.float32)
+
+
+            kernel = tfp.mcmc.HamiltonianMonteCarlo(target_log_prob, step_size=0.1, num_leapfrog_steps=2)
+            samples = tfp.mcmc.sample_chain(num_results=2, current_state=tf.zeros([2]), kernel=kernel,
+                                            trace_fn=None, seed=(0, 1))
+        """),
         valid("""
             import numpy as np
             import tensorflow as tf

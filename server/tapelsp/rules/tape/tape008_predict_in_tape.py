@@ -209,7 +209,19 @@ class PredictInTape(Rule):
             grads = tape.gradient(tf.convert_to_tensor(score), image)
         """, 8, "the target handed to the gradient call through `tf.convert_to_tensor`: the NumPy score "
                 "becomes a new constant, and predict is where the tape lost it",
-            proof=Proof(check="assert grads is None")),
+            proof=Proof(check="assert grads is None"),
+            fixed="""
+            import numpy as np
+            import tensorflow as tf
+
+            model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3, activation="relu")])
+            image = tf.convert_to_tensor(np.random.random((1, 4)).astype("float32"))
+            with tf.GradientTape() as tape:
+                tape.watch(image)
+                activations = model(image, training=False)
+                score = np.mean(activations[:, 0])
+            grads = tape.gradient(tf.convert_to_tensor(score), image)
+        """),
     )
 
     @shares_findings
