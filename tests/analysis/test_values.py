@@ -923,3 +923,82 @@ def test_outputs_of_a_functional_model_with_a_dict_among_them():
     second = value_at(source, 10)
     assert second.kind == "tensor" and second.certain
     assert value_at(source, 12).kind == "unknown"
+
+
+# --- activations.get, and conditions the model decides ------------------------------------------
+
+def test_activations_get_is_the_function_its_argument_names():
+    source = """
+        import tensorflow as tf
+
+        relu = tf.keras.activations.get("relu")
+        linear = tf.keras.activations.get(None)
+        same = tf.keras.activations.get(tf.nn.elu)
+    """
+    assert (value_at(source, 4).kind, value_at(source, 4).ref) == ("library", "keras.activations.relu")
+    assert (value_at(source, 5).kind, value_at(source, 5).ref) == ("library", "keras.activations.linear")
+    assert (value_at(source, 6).kind, value_at(source, 6).ref) == ("library", "tensorflow.nn.elu")
+
+
+def test_activations_get_of_a_parameter_callers_give_different_names_is_unknown():
+    source = """
+        import tensorflow as tf
+
+
+        class Head(tf.keras.layers.Layer):
+            def __init__(self, activation="tanh"):
+                super().__init__()
+                self.activation = tf.keras.activations.get(activation)
+
+
+        default = Head()
+        other = Head("relu")
+    """
+    assert value_at(source, 8).kind == "unknown"
+    # One construction, which keeps the default: the function the default names.
+    single = source.replace('        other = Head("relu")\n', "")
+    assert (value_at(single, 8).kind, value_at(single, 8).ref) == ("library", "keras.activations.tanh")
+
+
+def truth_at(source: str, line: int) -> bool | None:
+    """The model's answer for the test of the `if` on `line`."""
+    source = textwrap.dedent(source)
+    tree = ast.parse(source)
+    model = values_of(build(tree, SourceText(source)))
+    test = next(node.test for node in ast.walk(tree) if isinstance(node, ast.If) and node.lineno == line)
+    return model.truth(test)
+
+
+def test_truth_of_conditions_on_values_the_model_knows():
+    source = """
+        import tensorflow as tf
+
+
+        class Dense(tf.keras.layers.Layer):
+            def __init__(self, activation=None, use_bias=True, scale=None):
+                super().__init__()
+                self.activation = tf.keras.activations.get(activation)
+                self.use_bias = use_bias
+                self.scale = scale
+
+            def call(self, x):
+                if self.activation is not None:
+                    x = self.activation(x)
+                if self.use_bias:
+                    x = x + 1.0
+                if not self.use_bias or self.scale is None:
+                    x = x * 2.0
+                if self.scale is not None:
+                    x = x * self.scale
+                return x
+
+
+        layer = Dense()
+    """
+    assert truth_at(source, 13) is True    # a function is not None
+    assert truth_at(source, 15) is True    # the default True, never overridden
+    assert truth_at(source, 17) is True    # `or`: the second operand decides
+    assert truth_at(source, 19) is False   # the default None
+    overridden = source.replace("        layer = Dense()", "        layer = Dense()\n        other = Dense(use_bias=False, scale=2.0)")
+    assert truth_at(overridden, 15) is None
+    assert truth_at(overridden, 19) is None

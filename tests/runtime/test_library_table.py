@@ -1098,7 +1098,7 @@ SKIP: dict[str, str] = {
     "tensorflow_probability.mcmc.NoUTurnSampler": "the table claims nothing of the kernel (unknown)",
     "tensorflow_probability.mcmc.MetropolisAdjustedLangevinAlgorithm": "the table claims nothing of the kernel (unknown)",
     "tensorflow_probability.mcmc.UncalibratedHamiltonianMonteCarlo": "the table claims nothing of the kernel (unknown)",
-    "keras.activations.get": "the table claims nothing (unknown: an activation function, not a tensor)",
+    "keras.activations.get": "a lookup row: test_lookup_rows_name_the_function_tensorflow_returns",
     "keras.activations.deserialize": "the table claims nothing (unknown: an activation function)",
     "keras.activations.serialize": "the table claims nothing (unknown: a name or a config)",
     "tensorflow.nest.pack_sequence_as": "the table claims nothing (unknown)",
@@ -1506,3 +1506,41 @@ def test_per_image_rows_give_on_a_batch_what_map_fn_gives(tensorflow_version: st
     assert done.returncode == 0, done.stderr[-3000:]
     same = json.loads(done.stdout.strip().splitlines()[-1])
     assert sorted(name for name, call in calls.items() if not same[call]) == []
+
+
+LOOKUP_PROBE = """
+import json, sys
+import keras
+import tensorflow as tf
+names = json.loads(sys.argv[1])
+out = {}
+for call, expected in names:
+    out[call] = eval(call) is eval(expected)
+print(json.dumps(out))
+"""
+
+
+def test_lookup_rows_name_the_function_tensorflow_returns(tensorflow_version: str) -> None:
+    """`lookup:NS|NAME` rows: the value model's function for a string, None and a function
+    argument is the very object TensorFlow's call returns (Keras 3 and tf.keras)."""
+    rows = [row for row in library.rows() if row.kind == "lookup"]
+    assert rows
+    pairs = []
+    for row in rows:
+        namespace = row.dtype[0]
+        for prefix in ("keras.", "tf.keras."):
+            call_name = prefix + row.name[len("keras."):]
+            for argument in ('"relu"', '"sigmoid"', "None", "tf.nn.elu"):
+                call = f"{call_name}({argument})"
+                _name, value = modelled(call)
+                assert value.kind == "library", (call, value)
+                expected = value.ref.replace("tensorflow.", "tf.", 1)
+                pairs.append((call, expected))
+        assert namespace == "keras.activations"
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="", KERAS_BACKEND="tensorflow")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    done = subprocess.run([sys.executable, "-c", LOOKUP_PROBE, json.dumps(pairs)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    same = json.loads(done.stdout.strip().splitlines()[-1])
+    assert sorted(call for call, ok in same.items() if not ok) == []

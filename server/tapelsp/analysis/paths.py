@@ -71,6 +71,8 @@ _STEP_METHODS = ("apply_gradients", "apply", "minimize")
 _MUTATORS = ("append", "extend", "insert", "add", "update", "appendleft", "extendleft", "setdefault",
              "write")
 _MAX_DEPTH = 3
+_SEQUENTIAL = frozenset({"keras.Sequential", "keras.models.Sequential"})
+_INPUT_LAYERS = frozenset({"keras.Input", "keras.layers.Input", "keras.layers.InputLayer"})
 # Library calls that keep a summand a summand (sums, means, adds); user functions are looked into.
 _LINEAR_CALLS = frozenset({"tensorflow.reduce_sum", "tensorflow.reduce_mean", "tensorflow.add", "tensorflow.add_n",
                            "tensorflow.subtract", "tensorflow.multiply", "tensorflow.math.reduce_sum",
@@ -627,6 +629,8 @@ class Evaluator:
         if found is not None:
             return found
         defs = self.flow.reaching(name, at)
+        if len(defs) > 1:
+            defs = self._feasible(defs)
         if not defs and self.outer is not None and not self.flow.definitions(name):
             result = self.outer(name)
         else:
@@ -639,6 +643,36 @@ class Evaluator:
         self.stepped_read(name, at)
         self.weights_set_read(name, at)
         return max(result, self.mutations(name, at))
+
+    def _feasible(self, defs: list[Def]) -> list[Def]:
+        """Leave out the definitions an assignment overwrites on every way when it sits under
+        `if` tests the value model knows are true (`if self.activation is not None:` with
+        `self.activation` a function, `if self.use_bias:` with the default True): the reaching
+        definitions of the flow assume either arm may run."""
+        model = self.home or self.values
+        if model is None:
+            return defs
+        killed: set[int] = set()
+        for later in defs:
+            if later.kind != "assign" or not later.branches:
+                continue
+            branches = list(later.branches)
+            inner: ast.stmt = later.stmt
+            while branches:
+                stmt, arm = branches[-1]
+                if not isinstance(stmt, ast.If) or arm != 0 or not _runs_to(stmt.body, inner) \
+                        or model.truth(stmt.test, self.flow.scope) is not True:
+                    break
+                branches.pop()
+                inner = stmt
+            if inner is later.stmt:
+                continue
+            prefix = tuple(branches)
+            for earlier in defs:
+                if earlier is not later and earlier.position < later.position \
+                        and earlier.branches[:len(prefix)] == prefix:
+                    killed.add(id(earlier))
+        return [d for d in defs if id(d) not in killed] if killed else defs
 
     def assigned_read(self, name: str, at: ast.AST) -> None:
         """Reading a variable that recorded code assigned a live value to (`h.assign(f(w))`, then
@@ -1406,6 +1440,54 @@ class Evaluator:
             return None
         return self.interprocedural(definition, node, at, root=mapped, owner=owner, bound_self=True)
 
+    def sequential_call(self, node: ast.Call, args, at: ast.AST) -> int | None:
+        """`model(x)` on a `keras.Sequential([...])` whose variables are the root: its layers run
+        one after the other on `x`. A layer of a class of this file (or of the project) runs its
+        `call` with `self` standing for it (its variables are the model's); a library layer
+        may hold some of them, so what comes out of it is connected again."""
+        values = self.values
+        func = node.func
+        root = self.root
+        if values is None or self.depth >= _MAX_DEPTH or not root.owner or dotted(func) != root.name:
+            return None
+        model = self.home or values
+        held = model.value(func, self._scope_of_flow())
+        made = held.origin
+        if not held.is_("model") or held.home is not None or not isinstance(made, ast.Call) \
+                or self.facts.imports.resolve(made.func) not in _SEQUENTIAL:
+            return None
+        layers = made.args[0] if made.args else next((k.value for k in made.keywords if k.arg == "layers"), None)
+        if not isinstance(layers, (ast.List, ast.Tuple)) or any(
+                site.method in ("add", "pop") and isinstance(site.node.func, ast.Attribute)
+                and dotted(site.node.func.value) == root.name for site in self.facts.calls):
+            return None
+        from .values import class_method
+
+        made_scope = model.scope_at(made)
+        status = self.join(args, at)
+        for element in layers.elts:
+            if isinstance(element, ast.Call) and self.facts.imports.resolve(element.func) in _INPUT_LAYERS:
+                continue
+            layer = model.value(element, made_scope)
+            cls = layer.user_class
+            if cls is None:
+                if not layer.is_("layer", "model"):
+                    return None
+                status = LIVE  # a library layer: its weights are among the model's
+                continue
+            if not layer.certain:
+                return None
+            owner = layer.home or model
+            definition = class_method(owner.facts, cls, "call")
+            if not isinstance(definition, ast.FunctionDef):
+                return None
+            result = self.interprocedural(definition, node, at, root=Root("self", True, root.node), owner=owner,
+                                          bound_self=True, every_param=status)
+            if result is None:
+                return None
+            status = result
+        return status
+
     def _bound_library_object(self, name: str, at: ast.AST) -> int | None:
         """`loss_fn = tf.keras.losses.MSE()`: calling it adds nothing of its own."""
         defs = self.flow.reaching(name, at)
@@ -1434,6 +1516,9 @@ class Evaluator:
         dispatched = self.method_of_instance(node, at)
         if dispatched is not None:
             return dispatched
+        composed = self.sequential_call(node, args, at)
+        if composed is not None:
+            return composed
         remote = self.remote_function(node, at)
         if remote is not None:
             return remote
@@ -1441,11 +1526,27 @@ class Evaluator:
             resolved = self.resolve_function(func)
             if resolved is not None:
                 return max(resolved, self.join(args, at))
+        held = self._held_library_function(func)
+        if held is not None:
+            return self.library(held, node, args, at)
         callee = self.callee(func, at)
         status = max(callee, self.join(args, at))
         if self.mode == "touch" and callee == DEAD and isinstance(func, (ast.Name, ast.Attribute)):
             self.calls_seen.append(node)
         return status
+
+    def _held_library_function(self, func: ast.expr) -> str | None:
+        """The library function a name or attribute certainly holds (`self.activation`, set to
+        `keras.activations.get("tanh")`): calling it is that library call."""
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return None
+        model = self.home or self.values
+        if model is None:
+            return None
+        held = model.value(func, self.flow.scope)
+        if held.kind != "library" or not held.certain or held.home is not None or not isinstance(held.ref, str):
+            return None
+        return held.ref if library.api(held.ref) is not None else None
 
     def function_mentions_root(self, func: ast.Name) -> int:
         definition = self._module_function(func.id)
@@ -1510,7 +1611,8 @@ class Evaluator:
         if every_param is not None:
             # Called by the library (`tf.map_fn(fn, elems)`): every parameter gets the data.
             args = definition.args
-            params = {a.arg: every_param for a in (*args.posonlyargs, *args.args, *args.kwonlyargs,
+            positional = [*args.posonlyargs, *args.args][1 if bound_self else 0:]
+            params = {a.arg: every_param for a in (*positional, *args.kwonlyargs,
                                                      *(p for p in (args.vararg, args.kwarg) if p is not None))}
         else:
             params = _bind_params(definition, node, lambda e: self.value(e, at), bound_self)
@@ -1964,6 +2066,17 @@ def analyse(facts: Facts, project: Any = None, path: str | None = None, targets:
             results.append(PathResult(use, root, status, cuts, lost))
     facts.__dict__["_tape_paths"] = results
     return results
+
+
+def _runs_to(body: list[ast.stmt], stmt: ast.stmt) -> bool:
+    """Is `stmt` a statement of `body` that runs whenever `body` does (no jump before it)?"""
+    for current in body:
+        if current is stmt:
+            return True
+        for node in ast.walk(current):
+            if isinstance(node, (ast.Return, ast.Break, ast.Continue, ast.Raise)):
+                return False
+    return False
 
 
 def cuts_of(ctx, kind: str, keep: Callable[[PathResult], bool] | None = None) -> list[tuple[PathResult, Cut]]:

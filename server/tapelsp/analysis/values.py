@@ -383,6 +383,42 @@ class ValueModel:
 
     # --- entry points ------------------------------------------------------------------------
 
+    def truth(self, test: ast.expr, scope: Scope | None = None) -> bool | None:
+        """Is the condition `test` certainly true (True) or certainly false (False) wherever it is
+        evaluated? `x is not None` for an `x` that certainly holds a value, a flag that is a
+        literal on every way (`self.use_bias`, a parameter whose default nobody overrides), a
+        function. None when the value model cannot say."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self.truth(test.operand, scope)
+            return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp):
+            found = [self.truth(v, scope) for v in test.values]
+            decisive = isinstance(test.op, ast.Or)  # `or`: any True decides; `and`: any False
+            if decisive in found:
+                return decisive
+            return (not decisive) if all(f is not None for f in found) else None
+        if isinstance(test, ast.Compare):
+            if len(test.ops) != 1 or not isinstance(test.ops[0], (ast.Is, ast.IsNot)):
+                return None
+            other = test.comparators[0]
+            if not (isinstance(other, ast.Constant) and other.value is None):
+                return None
+            value = self.value(test.left, scope)
+            if not value.certain or value.or_none or value.kind == UNKNOWN:
+                return None
+            is_none = value.kind == NONE
+            return is_none if isinstance(test.ops[0], ast.Is) else not is_none
+        value = self.value(test, scope)
+        if not value.certain:
+            return None
+        if value.kind in (NUMBER, STR, NONE) and isinstance(value.origin, ast.Constant):
+            return bool(value.origin.value)
+        if value.kind == NONE:
+            return False
+        if value.kind in (LIBRARY, FUNCTION, CLASS):
+            return True
+        return None
+
     def value(self, expr: ast.AST | None, scope: Scope | None = None) -> Value:
         """What `expr` holds where it is written (its scope found when not given)."""
         if expr is None:
@@ -1073,6 +1109,8 @@ class ValueModel:
             return self.element_of(self.value(call.args[0], scope))
         if kind == "gradient":
             return self._gradients(call, scope, node)
+        if kind == "lookup":
+            return self._lookup(api, call, scope, node)
         if kind == UNKNOWN:
             return UNKNOWN_VALUE
         numpy = kind in NUMPY_VALUES
@@ -1144,6 +1182,24 @@ class ValueModel:
         if kind == DATASET:
             return _certain(DATASET, origin=node, item=_DATASET_ELEMENT)
         return Value(kind, True, dtype=dtype, origin=node)
+
+    def _lookup(self, api: Api, call: ast.Call | None, scope: Scope, node: ast.AST) -> Value:
+        """`keras.activations.get(x)`: the library function a string names, the one for None, or
+        `x` itself when it is already a function."""
+        if call is None or not call.args or not api.dtype:
+            return UNKNOWN_VALUE
+        namespace = api.dtype[0]
+        given = self.value(call.args[0], scope)
+        if not given.certain:
+            return UNKNOWN_VALUE
+        if given.kind == STR and isinstance(given.origin, ast.Constant) and isinstance(given.origin.value, str) \
+                and given.origin.value.isidentifier():
+            return _certain(LIBRARY, ref=f"{namespace}.{given.origin.value}", origin=node)
+        if given.kind == NONE and len(api.dtype) > 1:
+            return _certain(LIBRARY, ref=f"{namespace}.{api.dtype[1]}", origin=node)
+        if given.kind in (LIBRARY, FUNCTION):
+            return given
+        return UNKNOWN_VALUE
 
     def _gradients(self, call: ast.Call | None, scope: Scope, node: ast.AST) -> Value:
         """`tape.gradient(target, source)` of one tensor or variable: a tf.Tensor, or None when

@@ -616,6 +616,46 @@ class NonDifferentiablePath(Rule):
         """, 10, "the target is the argmax itself (Grad-CAM asking for the class index, not its score); "
                  "the source is an intermediate output the paths cannot relate to it",
             proof=Proof(check="assert grads is None")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+
+            class Quantized(tf.keras.layers.Layer):
+                def build(self, input_shape):
+                    self.w = self.add_weight(shape=(input_shape[-1], 3), name="w")
+
+                def call(self, inputs):
+                    return tf.round(tf.matmul(inputs, self.w))
+
+
+            model = tf.keras.Sequential([tf.keras.Input((5,)), tf.keras.layers.Dense(5), Quantized()])
+            x = np.ones((4, 5), np.float32)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, 10, "in the call of a layer of the file inside a `keras.Sequential`, after a library layer: no variable of the model gets a gradient",
+            proof=Proof(check="assert len(grads) == 3 and all(g is None for g in grads)")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+
+            class Quantized(tf.keras.layers.Layer):
+                def build(self, input_shape):
+                    self.w = self.add_weight(shape=(input_shape[-1], 3), name="w")
+
+                def call(self, inputs):
+                    return tf.matmul(tf.round(inputs), self.w)
+
+
+            model = tf.keras.Sequential([tf.keras.Input((5,)), Quantized(), tf.keras.layers.Dense(2)])
+            x = np.ones((4, 5), np.float32)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+        """, "the rounding on the data a layer of a `keras.Sequential` gets: its weight still has a gradient",
+            proof=Proof(check="assert len(grads) == 3 and all(g is not None for g in grads)")),
     )
 
     def _target_without_gradient(self, ctx: Context, reported: set[int]) -> None:

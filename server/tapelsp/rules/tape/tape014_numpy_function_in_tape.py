@@ -116,6 +116,72 @@ class NumpyFunctionInTape(Rule):
             g = tape.gradient(loss, w)
         """, "numpy_function for data that does not depend on the sources",
             proof=Proof(check="assert float(g) == 4.0")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+
+            class Polynomial(tf.keras.layers.Layer):
+                def __init__(self, units, activation="tanh", use_bias=True):
+                    super().__init__()
+                    self.units = units
+                    self.activation = tf.keras.activations.get(activation)
+                    self.use_bias = use_bias
+
+                def build(self, input_shape):
+                    self.kernel = self.add_weight(shape=(input_shape[-1], self.units), name="kernel")
+                    if self.use_bias:
+                        self.bias = self.add_weight(shape=(self.units,), initializer="zeros", name="bias")
+
+                def call(self, inputs):
+                    output = tf.matmul(inputs, self.kernel)
+                    if self.use_bias:
+                        output = output + self.bias
+                    if self.activation is not None:
+                        output = self.activation(tf.numpy_function(np.square, [output], tf.float32))
+                    return output
+
+
+            layer = Polynomial(3)
+            x = np.ones((4, 5), np.float32)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(layer(x))
+            grads = tape.gradient(loss, layer.trainable_variables)
+        """, 22, "in a custom layer's call, behind `if` tests the value model knows are taken (`self.activation` is the function `activations.get` names, `use_bias` keeps its default)",
+            proof=Proof(check="assert len(grads) == 2 and all(g is None for g in grads)")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+
+            class Polynomial(tf.keras.layers.Layer):
+                def __init__(self, units, activation="tanh", use_bias=True):
+                    super().__init__()
+                    self.units = units
+                    self.activation = tf.keras.activations.get(activation)
+                    self.use_bias = use_bias
+
+                def build(self, input_shape):
+                    self.kernel = self.add_weight(shape=(input_shape[-1], self.units), name="kernel")
+                    if self.use_bias:
+                        self.bias = self.add_weight(shape=(self.units,), initializer="zeros", name="bias")
+
+                def call(self, inputs):
+                    output = tf.matmul(inputs, self.kernel)
+                    if self.use_bias:
+                        output = output + self.bias
+                    if self.activation is not None:
+                        output = self.activation(tf.py_function(tf.square, [output], tf.float32))
+                    return output
+
+
+            layer = Polynomial(3)
+            x = np.ones((4, 5), np.float32)
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(layer(x))
+            grads = tape.gradient(loss, layer.trainable_variables)
+        """, "the same layer with tf.py_function of a TensorFlow function: differentiable",
+            proof=Proof(check="assert len(grads) == 2 and all(g is not None for g in grads)")),
     )
 
     @shares_findings
