@@ -682,8 +682,9 @@ class Evaluator:
             return  # assigning to a source itself is another story
         method_calls = self.flow.scope.method_calls
         where = position(at)
+        sliced = _index(self.facts).sliced_assigns.get((id(self.flow.scope), name), ())
         for method in _ASSIGN_METHODS:
-            for site in method_calls.get((name, method), ()):
+            for site in (*method_calls.get((name, method), ()), *(s for s in sliced if s.method == method)):
                 if not site.node.args or site.node is at or inside(at, site.node):
                     continue
                 if position(site.node) >= where and not any(inside(at, loop) for loop in site.loops):
@@ -699,7 +700,7 @@ class Evaluator:
                 finally:
                     self.active.discard(key)
                 if status == LIVE:
-                    self.cut(ASSIGN, site.node, f"`{name}.{method}(...)`", site.node.args[0], LIVE)
+                    self.cut(ASSIGN, site.node, f"`{ast.unparse(site.node.func)}(...)`", site.node.args[0], LIVE)
                     # Whatever else connects the target, the part read back from `name` is a
                     # constant for the tape: its contribution to the gradient is lost.
                     self.lost_terms.setdefault(id(site.node), self.cuts[id(site.node)])
@@ -1929,6 +1930,8 @@ class _Index:
     variables: set[str]
     module_functions: dict[str, list[ast.FunctionDef]]
     sites: dict[int, CallSite]
+    # (id of the scope, variable) -> `v[i, j].assign(x)` calls there: an assign to a slice of `v`
+    sliced_assigns: dict[tuple[int, str], list[CallSite]]
 
 
 def _index(facts: Facts) -> _Index:
@@ -1950,7 +1953,14 @@ def _index(facts: Facts) -> _Index:
                     target = dotted(stmt.targets[0])
                     if target is not None and target.startswith("self."):
                         variables.add(target)
-        cached = _Index(variables, functions, {id(site.node): site for site in facts.calls})
+        sliced: dict[tuple[int, str], list[CallSite]] = {}
+        for site in facts.calls:
+            if site.method in _ASSIGN_METHODS and isinstance(site.node.func, ast.Attribute) \
+                    and isinstance(site.node.func.value, ast.Subscript):
+                sliced_name = dotted(site.node.func.value.value)
+                if sliced_name is not None:
+                    sliced.setdefault((id(site.scope), sliced_name), []).append(site)
+        cached = _Index(variables, functions, {id(site.node): site for site in facts.calls}, sliced)
         facts.__dict__["_tape_index"] = cached
     return cached
 

@@ -212,6 +212,42 @@ class AssignInTape(Rule):
             grads = tape.gradient(loss, copy.trainable_variables)
         """, "the copy trained for its own variables",
             proof=Proof(check="assert all(g is not None for g in grads)")),
+        invalid("""
+            import tensorflow as tf
+
+
+            def pairwise_spread(batch):
+                n = batch.shape[0]
+                spread = tf.Variable(tf.zeros([n, n]))
+                for i in range(n):
+                    for j in range(n):
+                        spread[i, j].assign(tf.abs(batch[i] - batch[j]))
+                return tf.reduce_mean(spread)
+
+
+            batch = tf.constant([1.0, 2.0, 4.0])
+            with tf.GradientTape() as tape:
+                tape.watch(batch)
+                loss = pairwise_spread(batch)
+            grad = tape.gradient(loss, batch)
+        """, 9, "an assign to a slice of a variable (`spread[i, j].assign(...)`) in a helper the tape runs",
+            proof=Proof(check="assert grad is None")),
+        valid("""
+            import tensorflow as tf
+
+
+            def pairwise_spread(batch):
+                spread = tf.abs(batch[:, None] - batch[None, :])
+                return tf.reduce_mean(spread)
+
+
+            batch = tf.constant([1.0, 2.0, 4.0])
+            with tf.GradientTape() as tape:
+                tape.watch(batch)
+                loss = pairwise_spread(batch)
+            grad = tape.gradient(loss, batch)
+        """, "the same spread computed with tensor ops: differentiable",
+            proof=Proof(check="assert grad is not None")),
     )
 
     @shares_findings
