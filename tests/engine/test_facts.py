@@ -365,3 +365,30 @@ def test_func001_sees_every_way_of_making_a_tf_function(source: str) -> None:
 def test_a_local_module_called_tf_is_not_tensorflow() -> None:
     source = "import mylib as tf\n@tf.function\ndef f(x):\n    return tf.Variable(1.0) * x\n"
     assert tapelsp.check_source(source, "f.py", Settings(tensorflow_version="2.21")) == []
+
+
+def test_tf_function_of_a_method_reached_through_attributes() -> None:
+    """`tf.function(agent.collect_policy.action)`: `agent` is an `Agent(...)`, whose methods set
+    `self.collect_policy` to a `Policy(...)` only: the call traces `Policy.action`. An attribute
+    set to instances of two classes leaves the target unknown."""
+    source = (
+        "import tensorflow as tf\n\n"
+        "class Policy:\n"
+        "    def action(self, x):\n"
+        "        return x\n\n"
+        "class Other:\n"
+        "    def action(self, x):\n"
+        "        return -x\n\n"
+        "class Agent:\n"
+        "    def __init__(self, greedy):\n"
+        "        self.collect_policy = Policy()\n"
+        "        self.mixed = Policy() if greedy else Other()\n\n"
+        "agent = Agent(True)\n"
+        "act = tf.function(agent.collect_policy.action)\n"
+        "mixed = tf.function(agent.mixed.action)\n"
+    )
+    facts = facts_of(source)
+    by_line = {f.origin.lineno: f for f in facts.tf_functions if f.kind == "call"}
+    traced = by_line[17].node
+    assert isinstance(traced, ast.FunctionDef) and traced.name == "action" and traced.lineno == 4
+    assert by_line[18].node is None

@@ -450,9 +450,10 @@ class _Walker:
                 owner = scope.enclosing_class
                 if owner is not None:
                     node = defs_by_scope.get(id(owner), {}).get(target.attr)
-            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-                # `tf.function(policy.action)`: a method of an instance of a class of this file
-                cls = _instance_class(self.facts, scope, target.value.id)
+            elif isinstance(target, ast.Attribute):
+                # `tf.function(policy.action)`: a method of an instance of a class of this file;
+                # `tf.function(agent.collect_policy.action)`: through attributes its classes set
+                cls = _receiver_class(self.facts, scope, target.value)
                 if cls is not None:
                     node = _method_of(defs_by_scope, self.facts, cls, target.attr)
             if node is not None:
@@ -483,6 +484,36 @@ def _instance_class(facts: Facts, scope: Scope | None, name: str) -> ast.ClassDe
                 return None
         scope = scope.parent
     return None
+
+
+def _receiver_class(facts: Facts, scope: Scope | None, receiver: ast.expr, depth: int = 0) -> ast.ClassDef | None:
+    """The class of this file whose instance `receiver` holds: a name bound to `C(...)`, or an
+    attribute of such an instance that its class's methods set to `D(...)` only."""
+    if isinstance(receiver, ast.Name):
+        return _instance_class(facts, scope, receiver.id)
+    if isinstance(receiver, ast.Attribute) and depth < 4:
+        owner = _receiver_class(facts, scope, receiver.value, depth + 1)
+        return _attribute_class(facts, owner, receiver.attr) if owner is not None else None
+    return None
+
+
+def _attribute_class(facts: Facts, cls: ast.ClassDef, attr: str) -> ast.ClassDef | None:
+    """The class of this file every `self.attr = ...` in the methods of `cls` constructs."""
+    made: list[ast.expr] = []
+    for method in cls.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(method):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+            for target in targets:
+                if isinstance(target, ast.Attribute) and target.attr == attr and isinstance(target.value, ast.Name) \
+                        and target.value.id == "self":
+                    made.append(node.value if node.value is not None else target)
+    names = {call.func.id for call in made if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)}
+    if len(names) != 1 or not all(isinstance(call, ast.Call) for call in made):
+        return None
+    return _module_class(facts, names.pop())
 
 
 def _module_class(facts: Facts, name: str) -> ast.ClassDef | None:

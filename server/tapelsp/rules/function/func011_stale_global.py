@@ -238,6 +238,42 @@ class StaleGlobal(Rule):
                 seen.append(float(explore_probability(tf.constant(1.0))))
         """, 7, "a helper the tf.function calls reads the global the loop rebinds: frozen at the first trace",
             proof=Proof(check="assert seen == [1.0] * 5")),
+        invalid("""
+            import tensorflow as tf
+
+            step = 0
+
+
+            def decay():
+                return max(0.1, 1.0 - step / 10)
+
+
+            class Policy:
+                def __init__(self, epsilon):
+                    self._epsilon = epsilon
+
+                def action(self, x):
+                    return x * self._epsilon()
+
+
+            class Agent:
+                def __init__(self, epsilon):
+                    self.collect_policy = Policy(epsilon)
+
+
+            def main():
+                global step
+                agent = Agent(decay)
+                act = tf.function(agent.collect_policy.action)
+                seen = []
+                for step in range(5):
+                    seen.append(float(act(tf.constant(1.0))))
+                return seen
+
+
+            seen = main()
+        """, 7, "the schedule reaches the method `tf.function(agent.collect_policy.action)` traces through two constructors",
+            proof=Proof(check="assert len(set(seen)) == 1, seen")),
     )
 
     def check(self, ctx: Context) -> None:
