@@ -997,9 +997,21 @@ def _loss_findings(graphs: _Graphs) -> list[KerasFinding]:
     """`model.compile(loss=fn)` with a loss whose value no route from `y_pred` reaches without
     a cut, and `model.fit` of that model: fit raises "No gradients provided for any variable"."""
     found: list[KerasFinding] = []
+    for model, function, fit in _compiled_losses(graphs):
+        status, cuts = graphs.function_cut(function, 1, None)
+        if status != DEAD or not cuts:
+            continue
+        for cut in cuts:
+            found.append(KerasFinding(cut.kind, cut, "", "loss", model, train=fit, loss=function))
+    return found
+
+
+def _compiled_losses(graphs: _Graphs):
+    """(the model, the def given as its loss, its first fit call) for each `model.compile(loss=fn)`
+    of a model of the file that is fit, with no regularizer or added loss and Keras's own train_step."""
     trained = _trained(graphs)
     if not trained:
-        return found
+        return
     for site in graphs.facts.calls:
         if site.method != "compile" or not isinstance(site.node.func, ast.Attribute):
             continue
@@ -1010,20 +1022,12 @@ def _loss_findings(graphs: _Graphs) -> list[KerasFinding]:
         if model is None or model.regularized or _custom_steps(receiver):
             continue
         fits = [s.node for s, v in trained if graphs.model_of(v) is model]
-        if not fits:
-            continue
         loss = _argument(site.node, 1, "loss")
-        if loss is None:
+        if not fits or loss is None:
             continue
         function = _function_given(graphs.values, loss, site.scope)
-        if function is None:
-            continue
-        status, cuts = graphs.function_cut(function, 1, None)
-        if status != DEAD or not cuts:
-            continue
-        for cut in cuts:
-            found.append(KerasFinding(cut.kind, cut, "", "loss", model, train=fits[0], loss=function))
-    return found
+        if function is not None:
+            yield model, function, fits[0]
 
 
 def losses_ignoring_prediction(ctx) -> list[tuple[ast.FunctionDef, str, ast.Call]]:
@@ -1036,20 +1040,8 @@ def losses_ignoring_prediction(ctx) -> list[tuple[ast.FunctionDef, str, ast.Call
         return []
     values = values_of(facts, ctx.targets, ctx.project, ctx.path)
     graphs = _graphs(values, ctx.project, ctx.path)
-    trained = _trained(graphs)
     found: list[tuple[ast.FunctionDef, str, ast.Call]] = []
-    for site in facts.calls:
-        if site.method != "compile" or not isinstance(site.node.func, ast.Attribute) or not trained:
-            continue
-        receiver = values.value(site.node.func.value, site.scope)
-        if not receiver.is_(MODEL):
-            continue
-        model = graphs.model_of(receiver)
-        if model is None or model.regularized or _custom_steps(receiver):
-            continue
-        fits = [s.node for s, v in trained if graphs.model_of(v) is model]
-        loss = _argument(site.node, 1, "loss")
-        function = _function_given(values, loss, site.scope) if loss is not None and fits else None
+    for _model, function, fit in _compiled_losses(graphs):
         if not isinstance(function, ast.FunctionDef) or function.args.vararg is not None \
                 or function.args.kwarg is not None:
             continue
@@ -1061,7 +1053,7 @@ def losses_ignoring_prediction(ctx) -> list[tuple[ast.FunctionDef, str, ast.Call
             continue
         if _reads_state(values, function, set()):
             continue  # `model(model.input)` in the loss: variables reached another way
-        found.append((function, predicted, fits[0]))
+        found.append((function, predicted, fit))
     return found
 
 
