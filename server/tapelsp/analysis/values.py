@@ -1722,6 +1722,26 @@ class ValueModel:
                 found.append(_adopt(model.value(arg, scope), model, self))
         return found
 
+    def passed_arguments(self, function: ast.AST, name: str) -> list[tuple[ast.expr, "ValueModel"]] | None:
+        """What each call of `function` (in this file, else in the project's modules that import
+        it) passes for its parameter `name`, with the value model of the call's file; None when
+        nobody calls it, or a call leaves it to the default or may pass it through `*args`."""
+        callers: list[tuple[ast.Call, Scope, bool, ValueModel]] = [
+            (call, scope, bound, self) for call, scope, bound in self.callers(function)]
+        if not callers:
+            callers = self.remote_callers(function)
+        if not callers or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        params = _positional(function)
+        keyword_only = {a.arg for a in function.args.kwonlyargs}
+        out: list[tuple[ast.expr, ValueModel]] = []
+        for call, _scope, bound_self, model in callers:
+            arg = _argument_for(call, params[1 if bound_self else 0:], name, keyword_only)
+            if arg is None or arg is _STARRED:
+                return None
+            out.append((arg, model))
+        return out
+
     def remote_callers(self, function: ast.AST) -> list[tuple[ast.Call, Scope, bool, "ValueModel"]]:
         """Calls of `function` in the other modules of the project that import it (for a
         function this file never calls itself): (call, scope, receiver fills the first

@@ -170,6 +170,80 @@ class EmptySources(Rule):
             grads = tape.gradient(loss, dist.trainable_variables)
         """, "a distribution given the variable itself tracks it",
             proof=Proof(check="assert len(grads) == 1 and grads[0] is not None")),
+        invalid("""
+            import numpy as np
+            import tensorflow as tf
+
+
+            def fit(model, x, y, steps=3):
+                params = model.trainable_variables
+                for _ in range(steps):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((model(x) - y) ** 2)
+                    grads = tape.gradient(loss, params)
+                return len(params)
+
+
+            def mlp():
+                layers = [tf.keras.layers.Dense(h, activation="relu") for h in (8, 4)]
+                layers.append(tf.keras.layers.Dense(1))
+                return tf.keras.Sequential(layers)
+
+
+            x = np.ones((4, 3), np.float32)
+            n_params = fit(mlp(), x, np.zeros((4, 1), np.float32))
+        """, 6, "every call passes a Sequential, made from a list its code fills, that was never called",
+            proof=Proof(check="assert n_params == 0")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+
+            def fit(model, x, y, steps=3):
+                params = model.trainable_variables
+                for _ in range(steps):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((model(x) - y) ** 2)
+                    grads = tape.gradient(loss, params)
+                return len(params)
+
+
+            def mlp():
+                layers = [tf.keras.Input((3,))] + [tf.keras.layers.Dense(h, activation="relu") for h in (8, 4)]
+                layers.append(tf.keras.layers.Dense(1))
+                return tf.keras.Sequential(layers)
+
+
+            x = np.ones((4, 3), np.float32)
+            n_params = fit(mlp(), x, np.zeros((4, 1), np.float32))
+        """, "the same list, after an Input: not a list of layers only, so nothing is claimed (the model has its variables)",
+            proof=Proof(check="assert n_params == 6")),
+        valid("""
+            import numpy as np
+            import tensorflow as tf
+
+
+            def fit(model, x, y, steps=3):
+                params = model.trainable_variables
+                for _ in range(steps):
+                    with tf.GradientTape() as tape:
+                        loss = tf.reduce_mean((model(x) - y) ** 2)
+                    grads = tape.gradient(loss, params)
+                return len(params)
+
+
+            def mlp():
+                layers = [tf.keras.layers.Dense(h, activation="relu") for h in (8, 4)]
+                layers.append(tf.keras.layers.Dense(1))
+                return tf.keras.Sequential(layers)
+
+
+            x = np.ones((4, 3), np.float32)
+            model = mlp()
+            model(x)
+            n_params = fit(model, x, np.zeros((4, 1), np.float32))
+        """, "the caller calls the model before passing it: built",
+            proof=Proof(check="assert n_params == 6")),
     )
 
     def check(self, ctx: Context) -> None:
@@ -189,14 +263,16 @@ class EmptySources(Rule):
         if text.isascii() and not _read_in_text(text):
             return  # the words, but never after a dot: no such attribute in the tree
         resolve = ctx.facts.imports.resolve
-        if not any(_unbuilt_maker(resolve(site.node.func)) for site in ctx.facts.calls):
-            return  # no Keras model or layer made without its variables: no tree walk
+        makers = any(_unbuilt_maker(resolve(site.node.func)) for site in ctx.facts.calls)
+        if not makers and not _reads_a_parameter(ctx.facts):
+            return  # no Keras model or layer made without its variables, none passed in: no tree walk
         for holder, read in _kept_reads(ctx.facts.tree):
             model = read.value
             if not isinstance(model, ast.Name):
                 continue
             scope = values.scope_at(read)
-            if not any(_unbuilt(ctx, made) for made in assigned_calls(ctx.facts, scope.node, model.id)):
+            if not makers or not any(_unbuilt(ctx, made) for made in assigned_calls(ctx.facts, scope.node, model.id)):
+                self._unbuilt_parameter(ctx, values, scope, read)
                 continue  # not made here as an unbuilt Keras model or layer
             value = values.value(model, scope)
             made = value.origin
@@ -220,6 +296,52 @@ class EmptySources(Rule):
                 f"Read it after the first call, or give `{model.id}` its input shape (`keras.Input(shape)` first).",
                 related=related,
             )
+
+    def _unbuilt_parameter(self, ctx: Context, values: ValueModel, scope, read: ast.Attribute) -> None:
+        """`opt = SGD(model.trainable_variables)` first thing in `def fit(model, ...)`, and every
+        call of `fit` (here or in a module of the project) passes a model made right there
+        without its variables (`fit(mlp(), x, y)`, `mlp` returning a Sequential with no input
+        shape): the list is empty, and stays so."""
+        function = scope.node
+        name = read.value.id  # type: ignore[attr-defined]
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or name not in {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}:
+            return
+        if _in_loop(function, read) or any(_position(n) < _position(read) for n in _names_in(function, name)) \
+                or any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                       for n in _scope_nodes(function)):
+            return  # used (called, built) before the read, or rebound
+        passed = values.passed_arguments(function, name)
+        if not passed:
+            return
+        hows = set()
+        for expr, model in passed:
+            if not isinstance(expr, ast.Call):
+                return  # a name: the caller may have called (built) it before
+            value = model.value(expr, model.scope_at(expr))
+            made = value.origin
+            if not value.is_(MODEL, LAYER) or not isinstance(made, ast.Call):
+                return
+            home = value.home or model
+            how = _unbuilt_in(home.facts, made, home.scope_at(made).node)
+            if how is None:
+                return
+            hows.add(how)
+        first_call = _first_call(function, name, read)
+        how = hows.pop() if len(hows) == 1 else "a Keras model made without its variables"
+        related = [ctx.related(expr, f"`{name}` is passed here, {how}") for expr, model in passed if model is values]
+        if first_call is not None:
+            related.append(ctx.related(first_call, f"the first call, which builds `{name}`"))
+        later = f" on {ctx.where(first_call)}" if first_call is not None else ""
+        ctx.report(
+            read,
+            f"`{ast.unparse(read)}` is read before `{name}` has any variable (every call of `{function.name}` "
+            f"passes {how}: Keras creates its variables on its first call{later}): it is an empty list, "
+            "and the list kept here stays empty once the model is built, so a gradient with respect to it is `[]` "
+            f"and the update trains nothing. Read it after the first call, or give the model its input shape "
+            "(`keras.Input(shape)` first).",
+            related=related,
+        )
 
     # -- TFP objects that hold no variable --
 
@@ -280,19 +402,31 @@ def _unbuilt_maker(qualname: str | None) -> bool:
 
 
 def _unbuilt(ctx: Context, made: ast.Call) -> str | None:
-    """How the Keras model or layer `made` is made without its variables, or None when it may
-    have them (an Input, a first layer given its shape, a model of another kind)."""
-    resolve = ctx.facts.imports.resolve
+    return _unbuilt_in(ctx.facts, made)
+
+
+def _unbuilt_in(facts, made: ast.Call, where: ast.AST | None = None) -> str | None:
+    """How the Keras model or layer `made` (a call of the file of `facts`) is made without its
+    variables, or None when it may have them (an Input, a first layer given its shape, a model of
+    another kind). With `where`, the scope that makes it, a Sequential may take a name its code
+    fills with layers (`layers = [Dense(h) for h in hidden]`, `layers.append(Dense(1))`)."""
+    resolve = facts.imports.resolve
     api = library.api(resolve(made.func))
     if api is None:
         return None
     if api.name == "keras.Sequential":
         layers = made.args[0] if made.args else next((k.value for k in made.keywords if k.arg == "layers"), None)
-        if not isinstance(layers, (ast.List, ast.Tuple)) or not layers.elts:
+        if isinstance(layers, ast.Name) and where is not None:
+            elements = _layers_held(where, layers, made)
+        elif isinstance(layers, (ast.List, ast.Tuple)):
+            elements = layers.elts
+        else:
+            return None
+        if not elements:
             return None
         if any(k.arg not in ("layers", "name", "trainable") for k in made.keywords):
             return None
-        for element in layers.elts:
+        for element in elements:
             if not isinstance(element, ast.Call):
                 return None
             row = library.api(resolve(element.func))
@@ -307,6 +441,74 @@ def _unbuilt(ctx: Context, made: ast.Call) -> str | None:
             return None
         return f"a `{api.name.rsplit('.', 1)[-1]}` layer not called yet"
     return None
+
+
+def _layers_held(scope_node: ast.AST, name: ast.Name, made: ast.Call) -> list[ast.expr] | None:
+    """The layer constructions the list `name` holds where `made` reads it: one assignment of a
+    list (written out or a comprehension over constructions) and `name.append(...)` statements,
+    and no other use of the name in the scope before `made`."""
+    elements: list[ast.expr] = []
+    assigned = 0
+    for node in _scope_nodes(scope_node):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name.id for t in node.targets):
+            if len(node.targets) != 1 or _position(node) > _position(made):
+                return None
+            value = node.value
+            if isinstance(value, (ast.List, ast.Tuple)):
+                elements.extend(value.elts)
+            elif isinstance(value, ast.ListComp):
+                elements.append(value.elt)
+            else:
+                return None
+            assigned += 1
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.Delete)) and any(
+                isinstance(n, ast.Name) and n.id == name.id and isinstance(n.ctx, (ast.Store, ast.Del))
+                for n in ast.walk(node.target if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)) else node)):
+            return None
+    if assigned != 1:
+        return None
+    for load in _names_in(scope_node, name.id):
+        if load is name or not isinstance(load.ctx, ast.Load):
+            continue
+        parent_call = _append_call(scope_node, load)
+        if parent_call is None or _position(parent_call) > _position(made) or len(parent_call.args) != 1:
+            return None
+        elements.append(parent_call.args[0])
+    return elements
+
+
+def _scope_nodes(scope_node: ast.AST):
+    """The nodes of the scope's own code (not of nested functions, lambdas or classes)."""
+    stack = list(ast.iter_child_nodes(scope_node))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _append_call(scope_node: ast.AST, load: ast.Name) -> ast.Call | None:
+    """The `load.append(x)` call `load` is the receiver of, as a statement of its own."""
+    for node in _scope_nodes(scope_node):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "append" \
+                and node.value.func.value is load:
+            return node.value
+    return None
+
+
+def _reads_a_parameter(facts) -> bool:
+    """Does a def of the file read a variable list of one of its parameters (`model.weights` in
+    `def fit(model, ...)`)? From the facts pass's loads, no tree walk."""
+    for node, scope in facts.function_scopes.items():
+        args = getattr(node, "args", None)
+        if args is None or isinstance(node, ast.Lambda):
+            continue
+        for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+            if any(f"{arg.arg}.{attr}" in facts.source.text for attr in _VARIABLE_LISTS):
+                return True
+    return False
 
 
 def _in_loop(scope_node: ast.AST, node: ast.AST) -> bool:
