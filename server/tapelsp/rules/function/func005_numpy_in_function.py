@@ -453,7 +453,10 @@ class NumpyInFunction(Rule):
 
 
             forcing_matrix()
-        """),
+        """, fixed_proof=Proof(check="""
+            matrix = forcing_matrix()
+            assert matrix.shape == (2, 1) and float(matrix[1, 0]) < 0.0
+        """)),
     )
 
     def check(self, ctx: Context) -> None:

@@ -205,10 +205,10 @@ class PredictInTape(Rule):
             with tf.GradientTape() as tape:
                 tape.watch(image)
                 activations = model.predict(image, verbose=0)
-                score = np.mean(activations[:, 0])
+                score = tf.reduce_mean(activations[:, 0])
             grads = tape.gradient(tf.convert_to_tensor(score), image)
-        """, 8, "the target handed to the gradient call through `tf.convert_to_tensor`: the NumPy score "
-                "becomes a new constant, and predict is where the tape lost it",
+        """, 8, "the target handed to the gradient call through `tf.convert_to_tensor`: the score is "
+                "computed from predict's NumPy array, and predict is where the tape lost it",
             proof=Proof(check="assert grads is None"),
             fixed="""
             import numpy as np
@@ -219,9 +219,9 @@ class PredictInTape(Rule):
             with tf.GradientTape() as tape:
                 tape.watch(image)
                 activations = model(image, training=False)
-                score = np.mean(activations[:, 0])
+                score = tf.reduce_mean(activations[:, 0])
             grads = tape.gradient(tf.convert_to_tensor(score), image)
-        """),
+        """, fixed_proof=Proof(check="assert grads is not None")),
     )
 
     @shares_findings
