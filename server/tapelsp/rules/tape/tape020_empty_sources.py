@@ -503,10 +503,11 @@ def _reads_a_parameter(facts) -> bool:
     `def fit(model, ...)`)? From the facts pass's loads, no tree walk."""
     for node, scope in facts.function_scopes.items():
         args = getattr(node, "args", None)
-        if args is None or isinstance(node, ast.Lambda):
+        if args is None or isinstance(node, ast.Lambda) or not scope.loads:
             continue
+        loads = scope.loads
         for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
-            if any(f"{arg.arg}.{attr}" in facts.source.text for attr in _VARIABLE_LISTS):
+            if any(f"{arg.arg}.{attr}" in loads for attr in _VARIABLE_LISTS):
                 return True
     return False
 
